@@ -1,0 +1,97 @@
+package dev.baton;
+
+import dev.baton.internal.LockEngine;
+import java.util.Objects;
+
+/**
+ * Entry point: one {@code Baton} per application and Redis, shared by all threads. It owns one command connection,
+ * one pub/sub connection (opened on the first wait) and one watchdog thread, however many locks are used.
+ *
+ * <pre>{@code
+ * try (Baton baton = Baton.connect("redis://localhost:6379")) {
+ *     DistributedLock lock = baton.lock("orders:42");
+ *     lock.lock();
+ *     try {
+ *         long token = lock.fencingToken();   // hand it to the resource you protect
+ *         ...
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>{@link #close()} stops every watchdog renewal, so locks still held then expire with their lease; it does not
+ * release them. Closing is idempotent; using a closed {@code Baton} throws {@link IllegalStateException}.
+ */
+public final class Baton implements AutoCloseable {
+    private final BatonConfig config;
+    private final LockEngine engine;
+
+    private Baton(BatonConfig config) {
+        this.config = config;
+        this.engine = LockEngine.start(config);
+    }
+
+    /**
+     * Connects with default settings.
+     *
+     * @param redisUri {@code redis://[user:pass@]host:port[/db]} or {@code rediss://...}
+     * @throws IllegalArgumentException if the URI is malformed
+     * @throws BatonUnavailableException if Redis cannot be reached within the default command timeout
+     */
+    public static Baton connect(String redisUri) {
+        Objects.requireNonNull(redisUri, "redisUri");
+        return connect(BatonConfig.builder().uri(redisUri).build());
+    }
+
+    /**
+     * Connects with the given settings.
+     *
+     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#commandTimeout()}
+     */
+    public static Baton connect(BatonConfig config) {
+        Objects.requireNonNull(config, "config");
+        return new Baton(config);
+    }
+
+    /**
+     * The reentrant, non-fair lock of this name. Cheap: no Redis call; lock objects of the same name are
+     * interchangeable (a thread holding the lock through one holds it through all).
+     *
+     * @param name 1 to 1024 bytes of UTF-8, not blank
+     * @throws IllegalArgumentException if the name is blank or too long
+     */
+    public DistributedLock lock(String name) {
+        return engine.lock(name);
+    }
+
+    /**
+     * Who holds the lock right now, how often, for how much longer, and the last fencing token: one atomic Redis read,
+     * meant for operators and diagnostics.
+     *
+     * @throws BatonUnavailableException if Redis is unreachable
+     */
+    public LockInfo inspect(String name) {
+        return engine.inspect(name);
+    }
+
+    /** Random id of this instance; it appears in {@link LockInfo.Holder#batonInstance()}. */
+    public String instanceId() {
+        return engine.instanceId();
+    }
+
+    public BatonConfig config() {
+        return config;
+    }
+
+    /** Stops renewals and closes connections. Idempotent. Held locks expire with their lease. */
+    @Override
+    public void close() {
+        engine.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Baton{instance=" + engine.instanceId() + ", " + config + "}";
+    }
+}

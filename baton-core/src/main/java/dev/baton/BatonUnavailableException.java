@@ -1,0 +1,18 @@
+package dev.baton;
+
+/**
+ * Redis could not be reached, or did not answer within the configured
+ * {@link BatonConfig#commandTimeout() command timeout}. The message names the endpoint (host and port, never
+ * credentials). The {@link Baton} that threw it stays usable: once Redis answers again, calls succeed again.
+ *
+ * <p>When this is thrown from an acquire call, the outcome on the Redis side may be unknown (the script may have run
+ * just before the connection broke). Baton releases such an orphaned acquisition as soon as it can; at worst the lock
+ * stays taken until its lease runs out.
+ */
+public class BatonUnavailableException extends BatonException {
+    private static final long serialVersionUID = 1L;
+
+    public BatonUnavailableException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

@@ -1,0 +1,35 @@
+package dev.baton;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * What Redis says about a lock at one instant, for operators: see {@link Baton#inspect(String)}.
+ *
+ * @param name             the lock name
+ * @param holder           who holds it, empty if nobody does
+ * @param lastFencingToken the last fencing token issued for this name, 0 if none is remembered
+ */
+public record LockInfo(String name, Optional<Holder> holder, long lastFencingToken) {
+
+    /** Whether somebody holds the lock. */
+    public boolean isLocked() {
+        return holder.isPresent();
+    }
+
+    /**
+     * The current holder of a lock.
+     *
+     * @param batonInstance  id of the {@link Baton} instance that holds it ({@link Baton#instanceId()})
+     * @param host           host name of that process
+     * @param pid            process id of that process
+     * @param thread         name of the thread that acquired it (for a {@link Lease}, the thread that asked)
+     * @param leaseOwned     true if held by a {@link Lease}, false if thread-owned
+     * @param holdCount      reentrant hold count
+     * @param remainingLease time until the lock expires unless renewed
+     * @param fencingToken   fencing token of the current hold
+     */
+    public record Holder(String batonInstance, String host, long pid, String thread, boolean leaseOwned,
+                         int holdCount, Duration remainingLease, long fencingToken) {
+    }
+}

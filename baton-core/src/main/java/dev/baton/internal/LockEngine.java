@@ -1,0 +1,322 @@
+package dev.baton.internal;
+
+import dev.baton.BatonConfig;
+import dev.baton.DistributedLock;
+import dev.baton.LockInfo;
+import io.lettuce.core.ScriptOutputType;
+import java.net.InetAddress;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The lock protocol of one Baton, shared by thread-owned locks and leases: it runs the scripts, turns grants into
+ * {@link Hold}s, hands watchdog holds to the {@link Watchdog} and times fixed leases out. Facades
+ * ({@link RedisDistributedLock}, {@link RedisLease}) only check arguments and translate outcomes.
+ *
+ * <p>Owners are opaque strings: {@code <instance>:t<thread id>} for thread-owned holds, {@code <instance>:L<n>} for
+ * leases. One single-threaded scheduler serves timers, re-checks and renewals; its tasks never block.
+ */
+public final class LockEngine implements AutoCloseable {
+    private static final String ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
+
+    private final BatonConfig config;
+    private final String instanceId;
+    private final String holderPrefix;
+    private final RedisGateway gateway;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final ExecutorService callbacks;
+    private final ReleaseNotifications notifications;
+    private final Watchdog watchdog;
+    private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
+    private final AtomicLong leaseSequence = new AtomicLong();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final long recheckNanos;
+    private final String tokenRetentionMillis;
+
+    private LockEngine(BatonConfig config) {
+        this.config = config;
+        this.instanceId = randomId();
+        this.holderPrefix = instanceId + " " + ProcessHandle.current().pid() + " " + hostName() + " ";
+        this.gateway = RedisGateway.connect(config);
+        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "baton-" + instanceId + "-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        scheduler.setRemoveOnCancelPolicy(true);
+        this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                r -> {
+                    Thread t = new Thread(r, "baton-" + instanceId + "-callback");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.notifications = new ReleaseNotifications(gateway);
+        this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
+        this.recheckNanos = config.recheckInterval().toNanos();
+        this.tokenRetentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
+        watchdog.start();
+    }
+
+    /** Connects and starts the scheduler. */
+    public static LockEngine start(BatonConfig config) {
+        return new LockEngine(config);
+    }
+
+    public String instanceId() {
+        return instanceId;
+    }
+
+    public DistributedLock lock(String name) {
+        checkOpen();
+        return new RedisDistributedLock(this, LockKeys.of(config.namespace(), Require.lockName(name)));
+    }
+
+    public LockInfo inspect(String name) {
+        checkOpen();
+        LockKeys keys = LockKeys.of(config.namespace(), Require.lockName(name));
+        List<Object> r = gateway.await(gateway.<List<Object>>run(Script.LOCK_INSPECT, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()}));
+        long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
+        if (r.get(0) == null) {
+            return new LockInfo(name, Optional.empty(), lastToken);
+        }
+        String owner = (String) r.get(0);
+        String[] holder = ((String) r.get(3)).split(" ", 4);
+        return new LockInfo(name, Optional.of(new LockInfo.Holder(holder[0], holder[2], Long.parseLong(holder[1]),
+                holder.length > 3 ? holder[3] : "", owner.contains(":L"), Integer.parseInt((String) r.get(1)),
+                Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
+                lastToken);
+    }
+
+    // ---- owners ----
+
+    String threadOwner() {
+        return instanceId + ":t" + Thread.currentThread().getId();
+    }
+
+    String newLeaseOwner() {
+        return instanceId + ":L" + leaseSequence.incrementAndGet();
+    }
+
+    // ---- acquiring ----
+
+    AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, long waitNanos) {
+        checkOpen();
+        return new AcquireAttempt(this, keys, owner, leaseMillis, waitNanos).start();
+    }
+
+    <T> CompletableFuture<T> tryAcquire(LockKeys keys, String owner, long leaseMillis) {
+        return gateway.run(Script.LOCK_ACQUIRE, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.counter()},
+                owner, Long.toString(leaseMillis), holderPrefix + Thread.currentThread().getName(),
+                tokenRetentionMillis);
+    }
+
+    /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
+    Hold granted(LockKeys keys, String owner, AcquireAttempt.Grant grant, long leaseMillis, boolean watchdogLease,
+                 boolean threadOwned) {
+        long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        Hold existing = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
+        if (existing != null && existing.isHeld() && existing.token == grant.token()) {
+            existing.reentered(grant.holdCount(), watchdogLease, expiresAt);
+            track(existing);
+            return existing;
+        }
+        Hold hold = new Hold(keys, owner, grant.token(), grant.holdCount(), watchdogLease, expiresAt);
+        if (threadOwned) {
+            threadHolds.put(holdKey(keys, owner), hold);
+        }
+        track(hold);
+        return hold;
+    }
+
+    private void track(Hold hold) {
+        if (hold.watchdog()) {
+            watchdog.watch(hold);
+            hold.expiryTimer(null);
+        } else {
+            long delay = hold.expiresAtNanos() - System.nanoTime();
+            hold.expiryTimer(schedule(() -> lost(hold, "its lease ran out"), delay));
+        }
+        if (!hold.isHeld()) {
+            watchdog.unwatch(hold); // lost or released while being tracked
+        }
+    }
+
+    // ---- releasing ----
+
+    /**
+     * Releases one hold count in Redis. When the last count goes, the hold leaves the watchdog first, so no renewal
+     * can follow the release.
+     *
+     * @return the hold count left in Redis, or -1 if Redis no longer had the lock for this owner
+     */
+    int release(Hold hold) {
+        boolean last = hold.count() <= 1;
+        if (last) {
+            watchdog.unwatch(hold);
+        }
+        long left;
+        try {
+            left = gateway.await(gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER,
+                    new String[] {hold.keys.lock()}, hold.owner, Long.toString(hold.token), hold.keys.channel()));
+        } catch (RuntimeException e) {
+            if (last) {
+                hold.markReleased(); // we gave it up; it expires with its lease
+            }
+            throw e;
+        }
+        if (left > 0) {
+            hold.setCount((int) left);
+            if (last) {
+                track(hold);
+            }
+        } else if (left == 0) {
+            hold.markReleased();
+        } else {
+            lost(hold, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
+                    + "or lost by Redis)");
+        }
+        return (int) left;
+    }
+
+    /** Best-effort release of an acquisition nobody wants any more (its caller timed out or was cancelled). */
+    CompletableFuture<Void> releaseOrphan(LockKeys keys, String owner, long token) {
+        return gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()},
+                owner, Long.toString(token), keys.channel()).handle((v, e) -> null);
+    }
+
+    void forgetThreadHold(Hold hold) {
+        threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
+    }
+
+    Hold threadHold(LockKeys keys, String owner) {
+        return threadHolds.get(holdKey(keys, owner));
+    }
+
+    void lost(Hold hold, String reason) {
+        watchdog.unwatch(hold);
+        if (hold.markLost(reason)) {
+            completeForUser(() -> hold.lost.complete(null));
+        }
+    }
+
+    /**
+     * Runs code that completes a future users may have attached callbacks to. Never on Lettuce's event loop or the
+     * scheduler: a user callback that makes a blocking Baton call there would wait for the very thread it blocks.
+     */
+    void completeForUser(Runnable completion) {
+        try {
+            callbacks.execute(completion);
+        } catch (RejectedExecutionException closed) {
+            completion.run(); // after close() there is no event loop left to block
+        }
+    }
+
+    boolean forceUnlock(LockKeys keys) {
+        checkOpen();
+        long deleted = gateway.await(gateway.<Long>run(Script.LOCK_FORCE_UNLOCK, ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, keys.channel()));
+        return deleted == 1;
+    }
+
+    boolean isLocked(LockKeys keys) {
+        checkOpen();
+        return gateway.await(gateway.exists(keys.lock()));
+    }
+
+    // ---- plumbing for the engine's parts ----
+
+    RedisGateway gateway() {
+        return gateway;
+    }
+
+    ReleaseNotifications notifications() {
+        return notifications;
+    }
+
+    long watchdogLeaseMillis() {
+        return config.watchdogLease().toMillis();
+    }
+
+    long recheckNanos() {
+        return recheckNanos;
+    }
+
+    RuntimeException translate(Throwable e) {
+        return gateway.translate(e);
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+    }
+
+    void scheduleRepeating(Runnable task, long periodNanos) {
+        scheduler.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                // keep the schedule alive: one bad round must not end all future renewals
+            }
+        }, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+    }
+
+    /** What this engine is keeping track of right now; for leak tests and diagnostics. */
+    record Bookkeeping(int renewedHolds, int threadHolds, int waitedLockNames, int waiters, int scheduledTasks) {
+    }
+
+    Bookkeeping bookkeeping() {
+        return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), notifications.channelCount(),
+                notifications.waiterCount(), scheduler.getQueue().size());
+    }
+
+    private void checkOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("this Baton is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        scheduler.shutdownNow();
+        callbacks.shutdown();
+        gateway.close();
+    }
+
+    private static String holdKey(LockKeys keys, String owner) {
+        return owner + '\n' + keys.lock();
+    }
+
+    private static String randomId() {
+        SecureRandom random = new SecureRandom();
+        char[] id = new char[12];
+        for (int i = 0; i < id.length; i++) {
+            id[i] = ID_ALPHABET.charAt(random.nextInt(ID_ALPHABET.length()));
+        }
+        return new String(id);
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName().replace(' ', '_');
+        } catch (Exception e) {
+            return "unknown-host";
+        }
+    }
+}

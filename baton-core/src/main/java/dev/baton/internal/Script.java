@@ -1,0 +1,63 @@
+package dev.baton.internal;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * The Lua scripts, one per operation, each in {@code dev/baton/lua/<name>.lua}. Loaded from the class path once;
+ * {@link RedisGateway} runs them by SHA-1 and falls back to sending the body when Redis answers NOSCRIPT.
+ */
+enum Script {
+    LOCK_ACQUIRE("lock-acquire"),
+    LOCK_RELEASE("lock-release"),
+    LOCK_RENEW("lock-renew"),
+    LOCK_FORCE_UNLOCK("lock-force-unlock"),
+    LOCK_INSPECT("lock-inspect");
+
+    private final String file;
+    private final String body;
+    private final String sha;
+
+    Script(String name) {
+        this.file = "/dev/baton/lua/" + name + ".lua";
+        this.body = load(file);
+        this.sha = sha1(body);
+    }
+
+    String body() {
+        return body;
+    }
+
+    String sha() {
+        return sha;
+    }
+
+    String file() {
+        return file;
+    }
+
+    private static String load(String file) {
+        try (InputStream in = Script.class.getResourceAsStream(file)) {
+            if (in == null) {
+                throw new IllegalStateException("script resource missing from the class path: " + file);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read script " + file, e);
+        }
+    }
+
+    private static String sha1(String body) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(body.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every JVM", e);
+        }
+    }
+}

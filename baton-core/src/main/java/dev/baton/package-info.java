@@ -1,0 +1,7 @@
+/**
+ * Baton: distributed locks with leases and fencing tokens on Redis.
+ *
+ * <p>Start with {@link dev.baton.Baton#connect(String)}, then {@link dev.baton.Baton#lock(String)}. Everything public
+ * lives in this package; {@code dev.baton.internal} is the engine and may change at any time.
+ */
+package dev.baton;

@@ -1,0 +1,12 @@
+-- Administrative unlock: delete the lock whoever holds it and notify waiters. The fencing counter is kept, so
+-- tokens keep increasing.
+--
+-- KEYS[1]  lock hash
+-- ARGV[1]  release channel of this lock
+--
+-- Reply: 1 if a lock was deleted, 0 if there was none
+if redis.call('DEL', KEYS[1]) == 1 then
+  redis.call('PUBLISH', ARGV[1], 'released')
+  return 1
+end
+return 0

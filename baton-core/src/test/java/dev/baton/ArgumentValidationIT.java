@@ -1,0 +1,128 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisExtension;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Every public method with bad arguments: rejected before any Redis call, with a message naming the parameter. */
+class ArgumentValidationIT {
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private Baton baton;
+    private DistributedLock lock;
+    private long commandsBefore;
+
+    @BeforeEach
+    void connect() {
+        baton = TestBatons.connect(redis.server().uri());
+        lock = baton.lock("valid");
+        commandsBefore = commandsProcessed();
+    }
+
+    @AfterEach
+    void noRedisCallWasMade() {
+        // the INFO that reads the counter counts itself once
+        assertThat(commandsProcessed()).as("commands sent to Redis").isEqualTo(commandsBefore + 1);
+        baton.close();
+    }
+
+    @Test
+    void connectAndConfig() {
+        rejects(() -> Baton.connect((String) null), NullPointerException.class, "redisUri");
+        rejects(() -> Baton.connect((BatonConfig) null), NullPointerException.class, "config");
+        rejects(() -> Baton.connect("localhost:6379"), IllegalArgumentException.class, "uri");
+        rejects(() -> Baton.connect("http://localhost:6379"), IllegalArgumentException.class, "uri must start with");
+        rejects(() -> Baton.connect("redis://:pw@exa mple:1"), IllegalArgumentException.class, "uri");
+        rejects(() -> BatonConfig.builder().build(), IllegalArgumentException.class, "uri is required");
+        rejects(() -> BatonConfig.builder().uri(null), NullPointerException.class, "uri");
+        rejects(() -> config().namespace(" ").build(), IllegalArgumentException.class, "namespace");
+        rejects(() -> config().namespace("a{b").build(), IllegalArgumentException.class, "namespace");
+        rejects(() -> config().namespace(null), NullPointerException.class, "namespace");
+        rejects(() -> config().watchdogLease(Duration.ZERO).build(), IllegalArgumentException.class,
+                "watchdogLease must be positive");
+        rejects(() -> config().commandTimeout(Duration.ofSeconds(-1)).build(), IllegalArgumentException.class,
+                "commandTimeout must be positive");
+        rejects(() -> config().recheckInterval(Duration.ZERO).build(), IllegalArgumentException.class,
+                "recheckInterval");
+        rejects(() -> config().fencingTokenRetention(Duration.ZERO).build(), IllegalArgumentException.class,
+                "fencingTokenRetention");
+        rejects(() -> config().watchdogLease(Duration.ofSeconds(2)).commandTimeout(Duration.ofSeconds(2)).build(),
+                IllegalArgumentException.class, "watchdogLease (PT2S) must be longer than commandTimeout (PT2S)");
+        rejects(() -> config().fencingTokenRetention(Duration.ofSeconds(1)).build(), IllegalArgumentException.class,
+                "fencingTokenRetention");
+        rejects(() -> config().watchdogLease(null), NullPointerException.class, "watchdogLease");
+        assertThat(config().uri("redis://user:pw@host:1").build().toString()).doesNotContain("pw");
+    }
+
+    @Test
+    void lockNames() {
+        rejects(() -> baton.lock(null), NullPointerException.class, "name");
+        rejects(() -> baton.lock(""), IllegalArgumentException.class, "name must not be blank");
+        rejects(() -> baton.lock(" \t"), IllegalArgumentException.class, "name must not be blank");
+        rejects(() -> baton.lock("x".repeat(1025)), IllegalArgumentException.class, "1024 bytes");
+        rejects(() -> baton.lock("é".repeat(513)), IllegalArgumentException.class, "was 1026 bytes");
+        rejects(() -> baton.inspect(null), NullPointerException.class, "name");
+        rejects(() -> baton.inspect(""), IllegalArgumentException.class, "name");
+        assertThat(baton.lock("x".repeat(1024)).name()).hasSize(1024);
+    }
+
+    @Test
+    void durations() {
+        rejects(() -> lock.lock(null), NullPointerException.class, "lease");
+        rejects(() -> lock.lock(Duration.ZERO), IllegalArgumentException.class, "lease must be positive");
+        rejects(() -> lock.lock(Duration.ofMillis(-1)), IllegalArgumentException.class, "lease");
+        rejects(() -> lock.lock(Duration.ofNanos(500_000)), IllegalArgumentException.class, "at least 1 ms");
+        rejects(() -> lock.lock(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class, "too long");
+        rejects(() -> lock.tryLock(null), NullPointerException.class, "wait");
+        rejects(() -> lock.tryLock(Duration.ofMillis(-1)), IllegalArgumentException.class, "wait must not be negative");
+        rejects(() -> lock.tryLock(Duration.ZERO, null), NullPointerException.class, "lease");
+        rejects(() -> lock.tryLock(null, Duration.ofSeconds(1)), NullPointerException.class, "wait");
+        rejects(() -> lock.tryLock(Duration.ZERO, Duration.ZERO), IllegalArgumentException.class, "lease");
+        rejects(() -> lock.tryLock(1, null), NullPointerException.class, "unit");
+        rejects(() -> lock.acquire(null), NullPointerException.class, "wait");
+        rejects(() -> lock.acquire(Duration.ofSeconds(-1)), IllegalArgumentException.class, "wait");
+        rejects(() -> lock.tryAcquire(null, Duration.ofSeconds(1)), NullPointerException.class, "wait");
+        rejects(() -> lock.tryAcquire(Duration.ZERO, null), NullPointerException.class, "lease");
+        rejects(() -> lock.tryAcquire(Duration.ZERO, Duration.ofSeconds(-3)), IllegalArgumentException.class,
+                "lease");
+        rejects(() -> lock.acquireAsync(null), NullPointerException.class, "wait");
+        rejects(() -> lock.acquireAsync(Duration.ofMillis(-1)), IllegalArgumentException.class, "wait");
+    }
+
+    @Test
+    void misuseWithoutRedis() {
+        rejects(lock::unlock, IllegalMonitorStateException.class, "'valid' is not held by the current thread");
+        rejects(lock::fencingToken, IllegalMonitorStateException.class, "'valid' is not held");
+        rejects(lock::newCondition, UnsupportedOperationException.class, "Condition");
+        assertThat(lock.holdCount()).isZero();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(TimeUnit.SECONDS).isNotNull();
+    }
+
+    private BatonConfig.Builder config() {
+        return BatonConfig.builder().uri(redis.server().uri());
+    }
+
+    private static void rejects(ThrowingCallable call, Class<? extends Throwable> type, String message) {
+        assertThatThrownBy(call).isInstanceOf(type).hasMessageContaining(message);
+    }
+
+    private long commandsProcessed() {
+        for (String line : redis.server().command("INFO", "stats").split("\r?\n")) {
+            if (line.startsWith("total_commands_processed:")) {
+                return Long.parseLong(line.substring(line.indexOf(':') + 1).trim());
+            }
+        }
+        throw new AssertionError("INFO stats has no total_commands_processed");
+    }
+}

@@ -1,0 +1,396 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisExtension;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The lock's everyday contract against a real Redis. Runs twice in CI: on PATH's redis-server and on the one shipped
+ * in the embedded-redis jar (BATON_REDIS_SERVER=embedded).
+ */
+class LockBasicsIT {
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private Baton baton;
+    private Baton other;
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeEach
+    void connect() {
+        baton = TestBatons.connect(redis.server().uri());
+        other = TestBatons.connect(redis.server().uri());
+    }
+
+    @AfterEach
+    void close() {
+        threads.shutdownNow();
+        baton.close();
+        other.close();
+    }
+
+    @Test
+    void reentrantAcquisitionsCountHoldsAndKeepTheToken() {
+        DistributedLock lock = baton.lock("orders:42");
+        lock.lock();
+        long token = lock.fencingToken();
+        lock.lock();
+        assertThat(baton.lock("orders:42").tryLock()).as("another lock object, same thread").isTrue();
+        assertThat(lock.holdCount()).isEqualTo(3);
+        assertThat(lock.fencingToken()).isEqualTo(token);
+        assertThat(baton.inspect("orders:42").holder().orElseThrow().holdCount()).isEqualTo(3);
+
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isTrue();
+        assertThat(lock.holdCount()).isEqualTo(1);
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("orders:42").hasMessageContaining("not held by the current thread");
+    }
+
+    @Test
+    void nonOwnerUnlockThrowsAndChangesNothing() throws Exception {
+        DistributedLock lock = baton.lock("shared");
+        lock.lock();
+        Future<Throwable> otherThread = threads.submit(() -> catching(lock::unlock));
+        assertThat(otherThread.get()).isInstanceOf(IllegalMonitorStateException.class);
+        assertThat(catching(() -> other.lock("shared").unlock()))
+                .as("another Baton on the same thread").isInstanceOf(IllegalMonitorStateException.class);
+        LockInfo info = baton.inspect("shared");
+        assertThat(info.holder().orElseThrow().batonInstance()).isEqualTo(baton.instanceId());
+        assertThat(info.holder().orElseThrow().holdCount()).isEqualTo(1);
+        assertThatThrownBy(() -> threads.submit(lock::fencingToken).get())
+                .hasCauseInstanceOf(IllegalMonitorStateException.class);
+        lock.unlock();
+    }
+
+    @Test
+    void fencingTokensIncreaseAcrossAcquisitionsExpiryForceUnlockAndCounterLoss() throws Exception {
+        DistributedLock lock = baton.lock("fenced");
+        List<Long> tokens = new ArrayList<>();
+        lock.lock();
+        tokens.add(lock.fencingToken());
+        lock.unlock();
+        lock.lock(Duration.ofMillis(50));
+        tokens.add(lock.fencingToken());
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+        try (Lease lease = other.lock("fenced").acquire(Duration.ofSeconds(1))) {
+            tokens.add(lease.fencingToken());
+            assertThat(lock.forceUnlock()).isTrue();
+        }
+        tokens.add(baton.lock("fenced").acquire(Duration.ZERO).fencingToken());
+        baton.lock("fenced").forceUnlock();
+        // The counter key is allowed to expire once unused; tokens must still go up without it.
+        redis.server().command("DEL", "baton:lock:{fenced}:token");
+        tokens.add(other.lock("fenced").acquire(Duration.ZERO).fencingToken());
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token %d of %s", i, tokens).isGreaterThan(tokens.get(i - 1));
+        }
+        assertThat(baton.inspect("fenced").lastFencingToken()).isEqualTo(tokens.get(tokens.size() - 1));
+        assertThat(catching(lock::unlock)).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("lost");
+    }
+
+    @Test
+    void unlockAfterTheLeaseRanOutSaysTheLockWasLost() {
+        DistributedLock lock = baton.lock("short");
+        lock.lock(Duration.ofMillis(100));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !lock.isLocked());
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("'short' was lost");
+        assertThat(lock.holdCount()).isZero();
+        lock.lock();
+        lock.unlock();
+    }
+
+    @Test
+    void watchdogKeepsTheLockWellPastItsLease() {
+        DistributedLock lock = baton.lock("long-job");
+        lock.lock();
+        // The waiting is the scenario: three leases pass and the lock must be held throughout.
+        await().pollInSameThread().during(TestBatons.LEASE.multipliedBy(3)).atMost(TestBatons.LEASE.multipliedBy(4))
+                .until(() -> other.lock("long-job").isLocked() && lock.isHeldByCurrentThread());
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void forceUnlockLetsOthersInAndTheOwnerIsTold() throws Exception {
+        Lease lease = baton.lock("stuck").acquire(Duration.ZERO);
+        assertThat(other.lock("stuck").forceUnlock()).isTrue();
+        assertThat(other.lock("stuck").forceUnlock()).isFalse();
+        Lease next = other.lock("stuck").acquire(Duration.ofSeconds(1));
+        lease.lost().get(TestBatons.LEASE.toMillis() + 2000, TimeUnit.MILLISECONDS);
+        assertThat(lease.isValid()).isFalse();
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("lost");
+        assertThat(next.isValid()).isTrue();
+        assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        next.release();
+    }
+
+    @Test
+    void tryLockHonoursItsWaitBounds() throws Exception {
+        Lease held = other.lock("busy").acquire(Duration.ZERO);
+        DistributedLock lock = baton.lock("busy");
+
+        long start = System.nanoTime();
+        assertThat(lock.tryLock()).isFalse();
+        assertThat(lock.tryLock(Duration.ZERO)).isFalse();
+        assertThat(millisSince(start)).isLessThan(300);
+
+        start = System.nanoTime();
+        assertThat(lock.tryLock(Duration.ofMillis(700))).isFalse();
+        assertThat(millisSince(start)).isBetween(700L, 800L);
+
+        start = System.nanoTime();
+        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).as("negative wait counts as zero").isFalse();
+        assertThat(millisSince(start)).isLessThan(300);
+
+        assertThat(lock.holdCount()).isZero();
+        assertThat(held.isValid()).isTrue();
+        held.release();
+        assertThat(lock.tryLock(Duration.ofMillis(700))).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void aWaiterIsWokenByTheReleaseNotByPolling() throws Exception {
+        BatonConfig slowRecheck = BatonConfig.builder().uri(redis.server().uri()).recheckInterval(Duration.ofSeconds(20))
+                .watchdogLease(Duration.ofSeconds(30)).commandTimeout(TestBatons.TIMEOUT).build();
+        try (Baton patient = Baton.connect(slowRecheck)) {
+            Lease held = other.lock("notify").acquire(Duration.ZERO);
+            CompletableFuture<Lease> waiting = patient.lock("notify").acquireAsync(Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{notify}:released") == 1);
+            long released = System.nanoTime();
+            held.release();
+            Lease got = waiting.get(5, TimeUnit.SECONDS);
+            assertThat(millisSince(released)).as("woken by pub/sub, far below the 20 s re-check").isLessThan(2000);
+            got.release();
+            await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{notify}:released") == 0);
+        }
+    }
+
+    @Test
+    void acquireAsyncCompletesOnReleaseTimesOutAndParksNoThread() throws Exception {
+        Lease held = other.lock("async").acquire(Duration.ZERO);
+        int threadsBefore = Thread.activeCount();
+        List<CompletableFuture<Lease>> waiting = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            waiting.add(baton.lock("async").acquireAsync(Duration.ofSeconds(30)));
+        }
+        CompletableFuture<Lease> impatient = baton.lock("async").acquireAsync(Duration.ofMillis(300));
+        assertThat(Thread.activeCount()).as("no thread per waiter").isLessThan(threadsBefore + 10);
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> impatient.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(LockTimeoutException.class)
+                .hasMessageContaining("'async' was not acquired within PT0.3S");
+        assertThat(millisSince(start)).isLessThan(800);
+
+        // Waiting is not fair: whichever waiter gets the lock releases it, and each must get it once.
+        List<CompletableFuture<Long>> tokens = new ArrayList<>();
+        for (CompletableFuture<Lease> w : waiting) {
+            tokens.add(w.thenApply(lease -> {
+                long token = lease.fencingToken();
+                lease.release();
+                return token;
+            }));
+        }
+        held.release();
+        CompletableFuture.allOf(tokens.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+        assertThat(tokens.stream().map(CompletableFuture::join).distinct()).hasSize(200);
+        assertThat(baton.lock("async").isLocked()).isFalse();
+    }
+
+    @Test
+    void cancellingAnAsyncAcquireLeavesNothingBehind() throws Exception {
+        Lease held = other.lock("cancel").acquire(Duration.ZERO);
+        CompletableFuture<Lease> waiting = baton.lock("cancel").acquireAsync(Duration.ofSeconds(30));
+        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{cancel}:released") == 1);
+        waiting.cancel(false);
+        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{cancel}:released") == 0);
+        held.release();
+        assertThat(baton.lock("cancel").isLocked()).isFalse();
+    }
+
+    @Test
+    void aLeaseCanBeReleasedByAnotherThread() throws Exception {
+        Lease lease = threads.submit(() -> baton.lock("handoff").acquire(Duration.ofSeconds(1))).get();
+        threads.submit(lease::release).get();
+        assertThat(lease.isValid()).isFalse();
+        assertThat(baton.lock("handoff").isLocked()).isFalse();
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("already released");
+        lease.close();
+        assertThat(lease.lost()).isNotDone();
+    }
+
+    @Test
+    void leasesAreNotReentrant() throws Exception {
+        Lease first = baton.lock("once").acquire(Duration.ZERO);
+        assertThat(baton.lock("once").tryAcquire(Duration.ofMillis(100), Duration.ofSeconds(5))).isEmpty();
+        assertThatThrownBy(() -> baton.lock("once").acquire(Duration.ZERO)).isInstanceOf(LockTimeoutException.class);
+        first.release();
+    }
+
+    @Test
+    void aFixedLeaseExpiresAndItsHolderIsTold() throws Exception {
+        Optional<Lease> lease = baton.lock("fixed").tryAcquire(Duration.ZERO, Duration.ofMillis(200));
+        assertThat(lease).isPresent();
+        lease.get().lost().get(5, TimeUnit.SECONDS);
+        assertThat(lease.get().isValid()).isFalse();
+        // The holder is told no later than Redis expires the key (the local estimate counts from the send).
+        await().atMost(Duration.ofSeconds(5)).until(() -> !baton.lock("fixed").isLocked());
+        lease.get().close(); // quiet
+    }
+
+    @Test
+    void interruptingAWaiterLeavesNothingBehind() throws Exception {
+        Lease held = other.lock("interrupt").acquire(Duration.ZERO);
+        DistributedLock lock = baton.lock("interrupt");
+        AtomicReference<Thread> waiter = new AtomicReference<>();
+        Future<Throwable> outcome = threads.submit(() -> {
+            waiter.set(Thread.currentThread());
+            return catching(() -> {
+                try {
+                    lock.lockInterruptibly();
+                } catch (InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{interrupt}:released") == 1);
+        waiter.get().interrupt();
+        assertThat(outcome.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
+        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{interrupt}:released") == 0);
+        held.release();
+        assertThat(lock.isLocked()).as("no orphaned acquisition").isFalse();
+
+        Thread.currentThread().interrupt();
+        assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(InterruptedException.class);
+        assertThat(lock.isLocked()).isFalse();
+    }
+
+    @Test
+    void lockIsNotInterruptibleButKeepsTheInterrupt() throws Exception {
+        DistributedLock lock = baton.lock("stubborn");
+        Thread.currentThread().interrupt();
+        lock.lock();
+        assertThat(Thread.interrupted()).isTrue();
+        assertThat(lock.isHeldByCurrentThread()).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void scriptsAreReloadedAfterScriptFlush() {
+        DistributedLock lock = baton.lock("flush");
+        lock.lock();
+        redis.server().command("SCRIPT", "FLUSH");
+        lock.unlock();
+        redis.server().command("SCRIPT", "FLUSH");
+        assertThat(lock.tryLock()).isTrue();
+        redis.server().command("SCRIPT", "FLUSH");
+        assertThat(baton.inspect("flush").isLocked()).isTrue();
+        lock.unlock();
+    }
+
+    @Test
+    void inspectTellsOperatorsWhoHoldsTheLock() {
+        assertThat(baton.inspect("job").holder()).isEmpty();
+        assertThat(baton.inspect("job").lastFencingToken()).isZero();
+        DistributedLock lock = baton.lock("job");
+        lock.lock();
+        lock.lock();
+        LockInfo.Holder holder = other.inspect("job").holder().orElseThrow();
+        assertThat(holder.batonInstance()).isEqualTo(baton.instanceId());
+        assertThat(holder.pid()).isEqualTo(ProcessHandle.current().pid());
+        assertThat(holder.thread()).isEqualTo(Thread.currentThread().getName());
+        assertThat(holder.host()).isNotBlank();
+        assertThat(holder.leaseOwned()).isFalse();
+        assertThat(holder.holdCount()).isEqualTo(2);
+        assertThat(holder.fencingToken()).isEqualTo(lock.fencingToken());
+        assertThat(holder.remainingLease()).isPositive().isLessThanOrEqualTo(TestBatons.LEASE);
+        lock.unlock();
+        lock.unlock();
+        LockInfo after = other.inspect("job");
+        assertThat(after.isLocked()).isFalse();
+        assertThat(after.lastFencingToken()).isEqualTo(holder.fencingToken());
+    }
+
+    @Test
+    void allKeysOfALockShareOneClusterSlotWhateverTheName() {
+        for (String name : List.of("plain", "with}brace", "}", "{x}", "a{b}c", "100%", "ünïcødé")) {
+            DistributedLock lock = baton.lock(name);
+            lock.lock();
+            String[] keys = redis.server().command("KEYS", "baton:*").split("\n");
+            assertThat(keys).as("keys of %s", name).hasSize(2);
+            assertThat(SlotHash.getSlot(keys[0])).as("slots of %s", Arrays.toString(keys))
+                    .isEqualTo(SlotHash.getSlot(keys[1]));
+            assertThat(baton.inspect(name).holder()).isPresent();
+            lock.unlock();
+            redis.server().command("FLUSHALL");
+        }
+    }
+
+    @Test
+    void namespacesKeepApplicationsApart() throws Exception {
+        BatonConfig config = BatonConfig.builder().uri(redis.server().uri()).namespace("app2").build();
+        try (Baton app2 = Baton.connect(config)) {
+            baton.lock("same").lock();
+            assertThat(app2.lock("same").tryLock()).isTrue();
+            app2.lock("same").unlock();
+            baton.lock("same").unlock();
+        }
+    }
+
+    @Test
+    void aClosedBatonRefusesWork() {
+        Baton closing = TestBatons.connect(redis.server().uri());
+        DistributedLock lock = closing.lock("closed");
+        closing.close();
+        closing.close(); // idempotent
+        assertThatThrownBy(() -> closing.lock("x")).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("closed");
+        assertThatThrownBy(lock::tryLock).isInstanceOf(IllegalStateException.class);
+    }
+
+    private long numsub(String channel) {
+        String[] reply = redis.server().command("PUBSUB", "NUMSUB", channel).split("\n");
+        return Long.parseLong(reply[1]);
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    private static Throwable catching(Runnable action) {
+        try {
+            action.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+}

@@ -1,0 +1,177 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisExtension;
+import dev.baton.test.RedisServer;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Bad days: Redis killed, restarted, frozen or never there. Calls must fail fast with {@link BatonUnavailableException}
+ * (commandTimeout is 500 ms here), holders must be told, and the same Baton must work again afterwards.
+ */
+class RedisOutageIT {
+    /** What "within commandTimeout plus a small margin" means for these tests. */
+    private static final long FAIL_FAST_MS = TestBatons.TIMEOUT.toMillis() + 700;
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private Baton baton;
+
+    @BeforeEach
+    void connect() {
+        baton = TestBatons.connect(redis.server().uri());
+    }
+
+    @AfterEach
+    void close() {
+        threads.shutdownNow();
+        baton.close();
+    }
+
+    @Test
+    void redisKilledWhileLocksAreHeldAndThreadsWaitThenRestarted() throws Exception {
+        RedisServer server = redis.server();
+        Lease held = baton.lock("job").acquire(Duration.ZERO);
+        DistributedLock threadLock = baton.lock("other-job");
+        threadLock.lock();
+        Future<Boolean> waiter = threads.submit(() -> baton.lock("job").tryLock(Duration.ofSeconds(60)));
+        CompletableFuture<Lease> asyncWaiter = baton.lock("job").acquireAsync(Duration.ofSeconds(60));
+        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{job}:released") == 1);
+
+        server.kill();
+        long killed = System.nanoTime();
+        assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(BatonUnavailableException.class);
+        assertThatThrownBy(() -> asyncWaiter.get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(BatonUnavailableException.class);
+        assertThat(millisSince(killed)).as("waiters fail within a re-check plus a timeout")
+                .isLessThan(TestBatons.RECHECK.toMillis() + FAIL_FAST_MS);
+
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> baton.lock("job").isLocked()).isInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining("127.0.0.1:" + server.port());
+        assertThatThrownBy(() -> baton.lock("new").tryLock(Duration.ofSeconds(30)))
+                .isInstanceOf(BatonUnavailableException.class);
+        assertThat(millisSince(start)).isLessThan(2 * FAIL_FAST_MS);
+
+        held.lost().get(TestBatons.LEASE.toMillis() * 2, TimeUnit.MILLISECONDS);
+        assertThat(held.isValid()).isFalse();
+        await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !threadLock.isHeldByCurrentThread());
+
+        server.restart();
+        await().pollInSameThread().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> baton.lock("job").tryLock());
+        assertThat(baton.lock("job").fencingToken()).isPositive();
+        baton.lock("job").unlock();
+        assertThatThrownBy(held::release).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("lost");
+        assertThatThrownBy(threadLock::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("lost");
+        assertThat(threadLock.tryLock()).isTrue();
+        threadLock.unlock();
+    }
+
+    @Test
+    void aFrozenRedisMakesEveryCallFailWithinTheTimeout() throws Exception {
+        RedisServer server = redis.server();
+        DistributedLock lock = baton.lock("frozen");
+        lock.lock();
+        server.pause();
+        try {
+            for (Runnable call : List.<Runnable>of(
+                    lock::isLocked,
+                    lock::unlock,
+                    () -> baton.lock("x").tryLock(),
+                    () -> baton.lock("x").lock(),
+                    () -> baton.inspect("frozen"),
+                    () -> baton.lock("x").forceUnlock())) {
+                long start = System.nanoTime();
+                assertThatThrownBy(call::run).isInstanceOf(BatonUnavailableException.class)
+                        .hasMessageContaining("did not answer within");
+                assertThat(millisSince(start)).isLessThan(FAIL_FAST_MS);
+            }
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> baton.lock("y").acquireAsync(Duration.ofSeconds(30)).get(10, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(BatonUnavailableException.class);
+            assertThat(millisSince(start)).isLessThan(FAIL_FAST_MS);
+        } finally {
+            server.resume();
+        }
+        await().pollInSameThread().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> baton.lock("y").tryLock());
+        baton.lock("y").unlock();
+    }
+
+    @Test
+    void redisThatIsNotThereFailsConnectQuickly() throws Exception {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        long start = System.nanoTime();
+        String uri = "redis://:hunter2@127.0.0.1:" + port;
+        assertThatThrownBy(() -> TestBatons.connect(uri)).isInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining("127.0.0.1:" + port).hasMessageNotContaining("hunter2");
+        assertThat(millisSince(start)).isLessThan(FAIL_FAST_MS + 1000);
+    }
+
+    @Test
+    void credentialsNeverShow() {
+        try (RedisServer secured = RedisServer.start(List.of("--requirepass", "s3cr3t-pw"))) {
+            String uri = "redis://:s3cr3t-pw@127.0.0.1:" + secured.port();
+            try (Baton authed = TestBatons.connect(uri)) {
+                assertThat(authed.lock("a").tryLock()).isTrue();
+                assertThat(authed.toString()).doesNotContain("s3cr3t-pw").contains("***@127.0.0.1");
+                assertThat(authed.config().toString()).doesNotContain("s3cr3t-pw");
+                secured.kill();
+                Throwable failure = catching(() -> authed.lock("a").isLocked());
+                assertThat(failure).isInstanceOf(BatonUnavailableException.class);
+                assertThat(fullText(failure)).doesNotContain("s3cr3t-pw");
+            }
+            secured.restart();
+            Throwable wrongPassword = catching(() -> TestBatons.connect("redis://:wrong-pw@127.0.0.1:" + secured.port()));
+            assertThat(wrongPassword).isInstanceOf(BatonException.class);
+            assertThat(fullText(wrongPassword)).doesNotContain("wrong-pw");
+        }
+    }
+
+    private long numsub(String channel) {
+        return Long.parseLong(redis.server().command("PUBSUB", "NUMSUB", channel).split("\n")[1]);
+    }
+
+    private static String fullText(Throwable t) {
+        StringBuilder text = new StringBuilder();
+        for (Throwable e = t; e != null; e = e.getCause()) {
+            text.append(e).append('\n');
+        }
+        return text.toString();
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    private static Throwable catching(Runnable action) {
+        try {
+            action.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+package dev.baton.support;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A separate JVM running a {@code main} class from the test class path, for tests that need real processes (mutual
+ * exclusion across JVMs, kill -9, SIGSTOP). Its stdout lines are queued for {@link #awaitLine}; stdin takes commands.
+ */
+public final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    private final List<String> allLines = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final PrintWriter stdin;
+
+    private ChildJvm(Process process) {
+        this.process = process;
+        this.stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    allLines.add(line);
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+        }, "child-" + process.pid() + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    public static ChildJvm start(Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        return new ChildJvm(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+    }
+
+    /** Waits for the next stdout line starting with {@code prefix} (other lines are skipped). */
+    public String awaitLine(String prefix, long timeoutSeconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+        while (true) {
+            long left = deadline - System.nanoTime();
+            String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
+            if (line == null) {
+                throw new AssertionError("child " + process.pid() + " printed no line starting with '" + prefix
+                        + "' within " + timeoutSeconds + " s (alive=" + process.isAlive() + "); output: " + allLines);
+            }
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+    }
+
+    public void send(String line) {
+        stdin.println(line);
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public int awaitExit(long timeoutSeconds) throws InterruptedException {
+        if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            throw new AssertionError("child " + process.pid() + " did not exit within " + timeoutSeconds
+                    + " s; output: " + allLines);
+        }
+        return process.exitValue();
+    }
+
+    public void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IOException("kill -" + signal + " " + process.pid() + " failed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            try {
+                signal("CONT");
+            } catch (IOException | InterruptedException ignored) {
+                // best effort; destroyForcibly below works on a stopped process too
+            }
+            process.destroyForcibly();
+        }
+    }
+}

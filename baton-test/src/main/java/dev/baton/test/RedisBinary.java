@@ -1,0 +1,244 @@
+package dev.baton.test;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Locates the {@code redis-server} binary used by {@link RedisServer}.
+ *
+ * <p>Lookup order:
+ * <ol>
+ *   <li>the environment variable {@value #ENV_VAR}: either a path to an executable file, or the word
+ *       {@value #EMBEDDED_WORD} to force the binary shipped in the embedded-redis jar;</li>
+ *   <li>the first executable {@code redis-server} on {@code PATH};</li>
+ *   <li>the binary shipped in the embedded-redis jar (Redis 6.2), chosen by {@code os.name}/{@code os.arch},
+ *       extracted once per JVM to a temporary file that is made executable and deleted on JVM exit.</li>
+ * </ol>
+ *
+ * <p>Failure behaviour: if {@value #ENV_VAR} names something that is not an executable regular file, lookup fails
+ * with an {@link IllegalStateException} naming the variable rather than silently falling back, so a misconfigured CI
+ * job does not test against an unexpected Redis version. If nothing is found and no embedded binary exists for this
+ * platform, lookup fails with an {@link IllegalStateException} explaining how to provide one.
+ *
+ * <p>Instances are immutable apart from the lazily cached {@link #version()}, and are safe to share between threads.
+ */
+public final class RedisBinary {
+
+    /** Environment variable that overrides the lookup. */
+    public static final String ENV_VAR = "BATON_REDIS_SERVER";
+
+    /** Value of {@value #ENV_VAR} that selects the binary shipped in the embedded-redis jar. */
+    public static final String EMBEDDED_WORD = "embedded";
+
+    private static final String EXECUTABLE_NAME = "redis-server";
+    private static final long VERSION_TIMEOUT_SECONDS = 10;
+    private static final Pattern VERSION = Pattern.compile("\\bv=(\\d[^\\s]*)");
+
+    /** Where a binary was found. */
+    public enum Source {
+        /** Given by the {@value RedisBinary#ENV_VAR} environment variable. */
+        ENV_PATH,
+        /** Found as {@code redis-server} on {@code PATH}. */
+        PATH,
+        /** Extracted from the embedded-redis jar. */
+        EMBEDDED
+    }
+
+    // Guarded by RedisBinary.class; extraction happens at most once per JVM (a failed attempt is retried).
+    private static Path extractedEmbedded;
+
+    private final Path path;
+    private final Source source;
+    private volatile String version;
+
+    private RedisBinary(Path path, Source source) {
+        this.path = path;
+        this.source = source;
+    }
+
+    /**
+     * Locates the binary using the process environment.
+     *
+     * @throws IllegalStateException if {@value #ENV_VAR} is invalid or no binary is available for this platform
+     */
+    public static RedisBinary locate() {
+        return locate(System.getenv());
+    }
+
+    /** Same as {@link #locate()} but reads {@value #ENV_VAR} and {@code PATH} from {@code env} (for tests). */
+    static RedisBinary locate(Map<String, String> env) {
+        Objects.requireNonNull(env, "env");
+        String configured = env.get(ENV_VAR);
+        if (configured != null && !configured.isBlank()) {
+            configured = configured.strip();
+            if (configured.equalsIgnoreCase(EMBEDDED_WORD)) {
+                return embedded();
+            }
+            Path candidate = Paths.get(configured).toAbsolutePath().normalize();
+            if (!isExecutableFile(candidate)) {
+                throw new IllegalStateException(ENV_VAR + "=" + configured + " is not an executable file; set it to the"
+                        + " path of a redis-server binary, to '" + EMBEDDED_WORD + "', or unset it to search PATH");
+            }
+            return new RedisBinary(candidate, Source.ENV_PATH);
+        }
+        String searchPath = env.get("PATH");
+        if (searchPath != null) {
+            for (String dir : searchPath.split(Pattern.quote(File.pathSeparator))) {
+                if (dir.isBlank()) {
+                    continue; // an empty PATH entry means the working directory; never pick a binary from there
+                }
+                Path candidate = Paths.get(dir, EXECUTABLE_NAME);
+                if (isExecutableFile(candidate)) {
+                    return new RedisBinary(candidate.toAbsolutePath().normalize(), Source.PATH);
+                }
+            }
+        }
+        return embedded();
+    }
+
+    /** The executable's absolute path. */
+    public Path path() {
+        return path;
+    }
+
+    /** Where the binary was found. */
+    public Source source() {
+        return source;
+    }
+
+    /**
+     * The Redis version reported by {@code <binary> --version}, e.g. {@code "7.0.15"}. The binary is run at most once
+     * per instance (the result is cached; concurrent first calls may each run it).
+     *
+     * @throws IllegalStateException if the binary cannot be run, does not exit within 10 s, or prints no version
+     */
+    public String version() {
+        String v = version;
+        if (v == null) {
+            v = readVersion();
+            version = v;
+        }
+        return v;
+    }
+
+    private String readVersion() {
+        Process process;
+        try {
+            process = new ProcessBuilder(path.toString(), "--version").redirectErrorStream(true).start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + path + " --version", e);
+        }
+        try {
+            process.getOutputStream().close();
+            // --version prints a single short line, so reading to EOF cannot block on a full pipe.
+            String output;
+            try (InputStream in = process.getInputStream()) {
+                output = new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+            }
+            if (!process.waitFor(VERSION_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                throw new IllegalStateException(path + " --version did not exit within " + VERSION_TIMEOUT_SECONDS + " s");
+            }
+            Matcher m = VERSION.matcher(output);
+            if (!m.find()) {
+                throw new IllegalStateException("cannot parse the version printed by " + path + " --version: " + output);
+            }
+            return m.group(1);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read the output of " + path + " --version", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while running " + path + " --version", e);
+        } finally {
+            process.destroyForcibly();
+        }
+    }
+
+    private static boolean isExecutableFile(Path p) {
+        return Files.isRegularFile(p) && Files.isExecutable(p);
+    }
+
+    private static RedisBinary embedded() {
+        return new RedisBinary(extractEmbedded(), Source.EMBEDDED);
+    }
+
+    private static synchronized Path extractEmbedded() {
+        if (extractedEmbedded != null && Files.isExecutable(extractedEmbedded)) {
+            return extractedEmbedded;
+        }
+        String resource = embeddedResourceName(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+        try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("resource " + resource + " not found on the classpath; is"
+                        + " com.github.codemonstur:embedded-redis a dependency? Alternatively set " + ENV_VAR);
+            }
+            Path target = Files.createTempFile("baton-" + resource + "-", "");
+            target.toFile().deleteOnExit();
+            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+            if (!target.toFile().setExecutable(true, true) || !Files.isExecutable(target)) {
+                throw new IllegalStateException("cannot make " + target + " executable (is the temp directory"
+                        + " mounted noexec?); install redis-server on PATH or set " + ENV_VAR);
+            }
+            extractedEmbedded = target;
+            return target;
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract embedded " + resource + " to a temp file", e);
+        }
+    }
+
+    /** Picks the embedded-redis resource for a platform; package-private for tests. */
+    static String embeddedResourceName(String osName, String osArch) {
+        String os = osName.toLowerCase(Locale.ROOT);
+        String arch = osArch.toLowerCase(Locale.ROOT);
+        boolean x64 = arch.equals("amd64") || arch.equals("x86_64");
+        boolean arm64 = arch.equals("aarch64") || arch.equals("arm64");
+        boolean x86 = arch.equals("x86") || arch.equals("i386") || arch.equals("i686");
+        if (os.contains("linux")) {
+            if (x64) {
+                return "redis-server-6.2.6-v5-linux-amd64";
+            }
+            if (arm64) {
+                return "redis-server-6.2.7-linux-arm64";
+            }
+            if (x86) {
+                return "redis-server-6.2.7-linux-386";
+            }
+        } else if (os.contains("mac") || os.contains("darwin")) {
+            if (x64) {
+                return "redis-server-6.2.6-v5-darwin-amd64";
+            }
+            if (arm64) {
+                return "redis-server-6.2.6-v5-darwin-arm64";
+            }
+        }
+        throw new IllegalStateException("no embedded redis-server for os.name=" + osName + ", os.arch=" + osArch
+                + "; install redis-server on PATH or set " + ENV_VAR + " to its path");
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof RedisBinary other && path.equals(other.path) && source == other.source;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(path, source);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisBinary[" + source + " " + path + "]";
+    }
+}

@@ -1,0 +1,648 @@
+package dev.baton.test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * One real {@code redis-server} process listening on {@code 127.0.0.1} and a free port, without persistence
+ * ({@code --save "" --appendonly no}), with its own temporary working directory holding {@code redis.log}.
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li>{@code start(...)} returns only once the process answers {@code PING} and reports its own pid (so a port
+ *       race with another server cannot go unnoticed); startup is retried on a new port (up to 5 times) if the
+ *       chosen port was taken in the meantime.</li>
+ *   <li>{@link #stop()}, {@link #kill()}, {@link #pause()} and {@link #resume()} return only once the process is
+ *       actually gone or stopped/continued; {@link #restart()} returns only once the server answers again on the
+ *       <em>same</em> port.</li>
+ *   <li>{@link #close()} is idempotent and kills the process and deletes the directory. A JVM shutdown hook kills every
+ *       server that was not closed, so an aborted test run leaves no {@code redis-server} behind (except after
+ *       {@code SIGKILL} of the JVM itself, which no hook survives).</li>
+ *   <li>The process' stdout/stderr go to {@code redis.log}, never to a pipe that could fill up and block it.</li>
+ * </ul>
+ *
+ * <p>Failure behaviour: a server that does not come up within 10 s fails with an {@link IllegalStateException}
+ * carrying the tail of its log; the process is killed first. Lifecycle operations are synchronized per server and
+ * throw {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill}
+ * and {@code close}). Requires a POSIX system ({@code kill} is used for SIGSTOP/SIGCONT).
+ */
+public final class RedisServer implements AutoCloseable {
+
+    private static final String HOST = "127.0.0.1";
+    private static final int COMMAND_TIMEOUT_MILLIS = 2_000;
+    private static final int PROBE_TIMEOUT_MILLIS = 250;
+    private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Duration GRACEFUL_EXIT_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration SIGNAL_TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
+    private static final int PORT_ATTEMPTS = 5;
+    private static final int RESTART_ATTEMPTS = 5;
+    private static final Duration RESTART_BACKOFF = Duration.ofMillis(200);
+    private static final int LOG_TAIL_BYTES = 4_096;
+    /** Options the kit sets itself; overriding them would break readiness checks, isolation or cleanup. */
+    private static final Set<String> RESERVED_OPTIONS =
+            Set.of("--port", "--bind", "--dir", "--daemonize", "--logfile");
+
+    private final RedisBinary binary;
+    private final List<String> extraArgs;
+    private final Path dir;
+    private final Path logFile;
+    private final int port;
+
+    private volatile Process process;
+    private volatile boolean paused;
+    private volatile boolean closed;
+
+    private RedisServer(RedisBinary binary, List<String> extraArgs, Path dir, int port) {
+        this.binary = binary;
+        this.extraArgs = extraArgs;
+        this.dir = dir;
+        this.logFile = dir.resolve("redis.log");
+        this.port = port;
+    }
+
+    /**
+     * Starts a server with the binary found by {@link RedisBinary#locate()} on a free port.
+     *
+     * @throws IllegalStateException if no binary is found or the server does not come up
+     */
+    public static RedisServer start() {
+        return start(List.of());
+    }
+
+    /**
+     * Starts a server with additional {@code redis-server} options, e.g. {@code List.of("--maxmemory", "10mb")}.
+     * They follow the kit's own options, so they may override e.g. {@code --appendonly}; {@code --port},
+     * {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected.
+     *
+     * @throws IllegalArgumentException if a reserved option is given
+     * @throws IllegalStateException    if no binary is found or the server does not come up
+     */
+    public static RedisServer start(List<String> extraArgs) {
+        return start(RedisBinary.locate(), extraArgs);
+    }
+
+    /**
+     * Starts a server from {@code binary} with additional options (see {@link #start(List)}).
+     *
+     * @throws IllegalArgumentException if a reserved option is given
+     * @throws IllegalStateException    if the server does not come up within 10 s, or no free port could be bound
+     *                                  in 5 attempts
+     */
+    public static RedisServer start(RedisBinary binary, List<String> extraArgs) {
+        Objects.requireNonNull(binary, "binary");
+        List<String> args = List.copyOf(extraArgs);
+        for (String arg : args) {
+            if (RESERVED_OPTIONS.contains(arg.toLowerCase(Locale.ROOT))) {
+                throw new IllegalArgumentException(arg + " is managed by RedisServer and cannot be overridden");
+            }
+        }
+        Path dir;
+        try {
+            dir = Files.createTempDirectory("baton-redis-");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a temp directory for redis-server", e);
+        }
+        PortInUseException lastPortFailure = null;
+        for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
+            RedisServer server = new RedisServer(binary, args, dir, Ports.reserve());
+            try {
+                synchronized (server) {
+                    server.launch();
+                }
+                return server;
+            } catch (PortInUseException e) {
+                // Another process grabbed the port between our probe and redis' bind: try a different one.
+                lastPortFailure = e;
+                Reaper.LIVE.remove(server);
+                Ports.release(server.port);
+            } catch (RuntimeException | Error e) {
+                server.closeQuietly(e);
+                throw e;
+            }
+        }
+        deleteRecursively(dir);
+        throw new IllegalStateException("could not start redis-server on a free port in " + PORT_ATTEMPTS
+                + " attempts", lastPortFailure);
+    }
+
+    /** Always {@code "127.0.0.1"}. */
+    public String host() {
+        return HOST;
+    }
+
+    /** The port, fixed for the lifetime of this object (also across {@link #restart()}). */
+    public int port() {
+        return port;
+    }
+
+    /** {@code redis://127.0.0.1:<port>}. */
+    public String uri() {
+        return "redis://" + HOST + ":" + port;
+    }
+
+    /** Pid of the current (or, if it has exited, the most recent) process; changes on {@link #restart()}. */
+    public long pid() {
+        return process.pid();
+    }
+
+    /** The binary this server runs. */
+    public RedisBinary binary() {
+        return binary;
+    }
+
+    /** Whether the process is alive; a {@linkplain #pause() paused} process counts as running. */
+    public boolean isRunning() {
+        Process p = process;
+        return p != null && p.isAlive();
+    }
+
+    /**
+     * Sends one command over a fresh socket (2 s connect and read timeout) and renders the reply as text: simple and
+     * bulk strings as is, integers in decimal, nil as {@code null}, arrays as their elements joined with {@code "\n"}
+     * (nested arrays flattened, nil elements as empty lines).
+     *
+     * @throws IllegalStateException if the reply (or an element of it) is a Redis error; the message is Redis' own
+     * @throws UncheckedIOException  if the server cannot be reached or does not reply in time (e.g. it is killed or
+     *                               paused); the cause is the original {@link IOException}
+     */
+    public String command(String... args) {
+        if (args.length == 0) {
+            throw new IllegalArgumentException("no command given");
+        }
+        try {
+            return Resp.render(Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, args));
+        } catch (IOException e) {
+            throw new UncheckedIOException(args[0] + " to " + HOST + ":" + port + " failed: " + e, e);
+        }
+    }
+
+    /**
+     * Stops the server gracefully with {@code SHUTDOWN NOSAVE}, falling back to SIGTERM and finally SIGKILL, and
+     * waits for the process to exit. A paused server is resumed first. Does nothing if it is not running.
+     *
+     * @throws IllegalStateException if the process does not exit even after SIGKILL
+     */
+    public synchronized void stop() {
+        Process p = process;
+        if (p == null || !p.isAlive()) {
+            paused = false;
+            return;
+        }
+        if (paused) {
+            resume(); // a stopped process cannot act on SHUTDOWN, and SIGTERM would stay pending
+        }
+        try {
+            Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, "SHUTDOWN", "NOSAVE");
+        } catch (IOException | IllegalStateException e) {
+            // The normal outcome is EOF (the server exits without replying); anything else falls through to SIGTERM.
+        }
+        if (!awaitExit(p, GRACEFUL_EXIT_TIMEOUT)) {
+            p.destroy(); // SIGTERM
+            if (!awaitExit(p, GRACEFUL_EXIT_TIMEOUT)) {
+                p.destroyForcibly();
+                awaitExitOrFail(p);
+            }
+        }
+        paused = false;
+    }
+
+    /**
+     * Kills the process with SIGKILL (also if paused) and waits for it to exit. Does nothing if it is not running.
+     *
+     * @throws IllegalStateException if the process does not exit within 10 s
+     */
+    public synchronized void kill() {
+        Process p = process;
+        if (p != null && p.isAlive()) {
+            p.destroyForcibly(); // SIGKILL on POSIX; terminates stopped processes too
+            awaitExitOrFail(p);
+        }
+        paused = false;
+    }
+
+    /**
+     * Freezes the process with SIGSTOP: connections are still accepted by the kernel but never answered, which is how
+     * a GC pause or a partitioned master looks to a client. Returns once the process is stopped. No-op if already
+     * paused.
+     *
+     * @throws IllegalStateException if closed or not running, or the signal cannot be delivered
+     */
+    public synchronized void pause() {
+        ensureOpen();
+        if (paused) {
+            return;
+        }
+        if (!isRunning()) {
+            throw new IllegalStateException("cannot pause " + this + ": not running");
+        }
+        signal("STOP");
+        paused = true;
+        awaitStopped(true);
+    }
+
+    /**
+     * Continues a paused process with SIGCONT. No-op if not paused.
+     *
+     * @throws IllegalStateException if closed, or the signal cannot be delivered
+     */
+    public synchronized void resume() {
+        ensureOpen();
+        if (!paused) {
+            return;
+        }
+        if (isRunning()) {
+            signal("CONT");
+            awaitStopped(false);
+        }
+        paused = false;
+    }
+
+    /** Whether {@link #pause()} was called without a subsequent resume, stop, kill or restart. */
+    boolean isPaused() {
+        return paused;
+    }
+
+    /** Whether {@link #close()} was called. */
+    boolean isClosed() {
+        return closed;
+    }
+
+    /**
+     * Starts the server again on the same port with the same arguments, stopping it first if it is still running
+     * (a paused server is resumed first). Returns once it answers {@code PING}. The data set is empty afterwards.
+     * If the port is briefly unavailable, binding is retried up to 5 times with a growing back-off.
+     *
+     * @throws IllegalStateException if closed, or the server does not come up
+     */
+    public synchronized void restart() {
+        ensureOpen();
+        if (isRunning()) {
+            stop();
+        }
+        PortInUseException last = null;
+        for (int attempt = 1; attempt <= RESTART_ATTEMPTS; attempt++) {
+            try {
+                launch();
+                return;
+            } catch (PortInUseException e) {
+                last = e;
+                park(RESTART_BACKOFF.multipliedBy(attempt));
+            }
+        }
+        throw new IllegalStateException("port " + port + " stayed unavailable for restarting " + this, last);
+    }
+
+    /**
+     * Resumes the process if paused, kills it, and deletes the temp directory. Idempotent; never throws for a server
+     * that is already gone. All steps are attempted even if one fails; the first failure is then thrown.
+     */
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        RuntimeException failure = null;
+        try {
+            Process p = process;
+            if (paused && p != null && p.isAlive()) {
+                signal("CONT");
+            }
+        } catch (RuntimeException e) {
+            failure = e; // SIGKILL below works on a stopped process anyway
+        }
+        paused = false;
+        try {
+            kill();
+        } catch (RuntimeException e) {
+            failure = addFailure(failure, e);
+        }
+        Reaper.LIVE.remove(this);
+        Ports.release(port);
+        try {
+            deleteRecursively(dir);
+        } catch (RuntimeException e) {
+            failure = addFailure(failure, e);
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        Process p = process;
+        return "RedisServer[" + HOST + ":" + port + (p == null ? "" : " pid=" + p.pid())
+                + (closed ? " closed" : isRunning() ? (paused ? " paused" : " running") : " stopped")
+                + " " + binary.path() + "]";
+    }
+
+    // ---------------------------------------------------------------------------------------------------------------
+
+    private void closeQuietly(Throwable cause) {
+        try {
+            close();
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static RuntimeException addFailure(RuntimeException first, RuntimeException next) {
+        if (first == null) {
+            return next;
+        }
+        first.addSuppressed(next);
+        return first;
+    }
+
+    private void ensureOpen() {
+        if (closed) {
+            throw new IllegalStateException(this + " is closed");
+        }
+    }
+
+    private List<String> commandLine() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(binary.path().toString());
+        cmd.addAll(List.of(
+                "--port", Integer.toString(port),
+                "--bind", HOST,
+                "--save", "", // empty argument: no RDB snapshots
+                "--appendonly", "no",
+                "--dir", dir.toString(),
+                "--daemonize", "no", // we must own the process to signal and reap it
+                "--protected-mode", "no",
+                "--logfile", logFile.toString()));
+        cmd.addAll(extraArgs);
+        return cmd;
+    }
+
+    /** Starts the process on {@link #port} and waits until it is ready. Caller holds the lock. */
+    private void launch() {
+        long logOffset = fileSize(logFile);
+        ProcessBuilder builder = new ProcessBuilder(commandLine())
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                // Startup errors (bad options) are printed before --logfile takes effect; keep them in the same file.
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        Reaper.LIVE.add(this); // before start(): the hook must cover a JVM exit during startup
+        Process p;
+        try {
+            p = builder.start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + binary.path(), e);
+        }
+        process = p;
+        paused = false;
+        try {
+            p.getOutputStream().close(); // redis never reads stdin
+        } catch (IOException ignored) {
+            // nothing to release
+        }
+        awaitReady(p, logOffset);
+    }
+
+    private void awaitReady(Process p, long logOffset) {
+        long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+        while (true) {
+            if (!p.isAlive()) {
+                String tail = logTail(logOffset);
+                if (tail.contains("Address already in use")) {
+                    throw new PortInUseException(port, tail);
+                }
+                throw new IllegalStateException("redis-server exited with code " + p.exitValue()
+                        + " while starting on port " + port + "; " + binary + "; log " + logFile + ":\n" + tail);
+            }
+            if (answersAsOurs(p)) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                p.destroyForcibly();
+                awaitExit(p, EXIT_TIMEOUT);
+                throw new IllegalStateException("redis-server did not answer PING on port " + port + " within "
+                        + STARTUP_TIMEOUT.toSeconds() + " s; " + binary + "; log " + logFile + ":\n"
+                        + logTail(logOffset));
+            }
+            park(POLL_INTERVAL);
+        }
+    }
+
+    /** PONG alone is not enough: after a port race it could come from someone else's server. */
+    private boolean answersAsOurs(Process p) {
+        try {
+            if (!"PONG".equals(Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, "PING"))) {
+                return false;
+            }
+            Object info = Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, "INFO", "server");
+            long reported = parseProcessId(String.valueOf(info));
+            if (reported == p.pid()) {
+                return true;
+            }
+            if (p.descendants().anyMatch(h -> h.pid() == reported)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(binary.path() + " started redis-server as a child process (pid "
+                        + reported + ") instead of exec'ing it; the kit must own the redis-server process itself");
+            }
+            return false; // another server on our port; ours will exit with "Address already in use"
+        } catch (Resp.ErrorReply e) {
+            // An authenticating server (--requirepass) is up, but cannot prove its identity to an anonymous client.
+            return e.getMessage().startsWith("NOAUTH") && p.isAlive();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static long parseProcessId(String info) {
+        for (String line : info.split("\r?\n")) {
+            if (line.startsWith("process_id:")) {
+                return Long.parseLong(line.substring("process_id:".length()).trim());
+            }
+        }
+        return -1;
+    }
+
+    private String logTail(long fromOffset) {
+        try (SeekableByteChannel ch = Files.newByteChannel(logFile)) {
+            long start = Math.max(fromOffset, ch.size() - LOG_TAIL_BYTES);
+            ch.position(Math.min(start, ch.size()));
+            ByteBuffer buf = ByteBuffer.allocate((int) (ch.size() - ch.position()));
+            while (buf.hasRemaining() && ch.read(buf) > 0) {
+                // read until the snapshot size is reached
+            }
+            return new String(buf.array(), 0, buf.position(), StandardCharsets.UTF_8).strip();
+        } catch (IOException e) {
+            return "(log unavailable: " + e + ")";
+        }
+    }
+
+    private static long fileSize(Path file) {
+        try {
+            return Files.exists(file) ? Files.size(file) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    private void signal(String name) {
+        long pid = process.pid();
+        Process kill;
+        try {
+            kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run kill -" + name + " " + pid, e);
+        }
+        boolean exited = awaitExit(kill, SIGNAL_TIMEOUT);
+        if (!exited || kill.exitValue() != 0) {
+            kill.destroyForcibly();
+            throw new IllegalStateException("kill -" + name + " " + pid + " failed"
+                    + (exited ? " with exit code " + kill.exitValue() : ": timed out"));
+        }
+    }
+
+    /**
+     * kill(1) returns once the signal is queued; on Linux, wait until /proc shows the state actually changed so that
+     * callers observe a frozen (or live) server right after pause()/resume() return. Elsewhere this is best effort.
+     */
+    private void awaitStopped(boolean stopped) {
+        Path stat = Paths.get("/proc", Long.toString(process.pid()), "stat");
+        long deadline = System.nanoTime() + SIGNAL_TIMEOUT.toNanos();
+        while (Files.isReadable(stat)) {
+            String content;
+            try {
+                content = Files.readString(stat);
+            } catch (IOException e) {
+                return; // the process vanished
+            }
+            int end = content.lastIndexOf(')'); // the command name in parentheses may itself contain spaces
+            char state = end >= 0 && end + 2 < content.length() ? content.charAt(end + 2) : '?';
+            if ((state == 'T' || state == 't') == stopped || state == 'Z' || state == 'X') {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("process " + process.pid() + " did not become "
+                        + (stopped ? "stopped" : "running") + " within " + SIGNAL_TIMEOUT.toSeconds() + " s");
+            }
+            park(Duration.ofMillis(1));
+        }
+    }
+
+    private static boolean awaitExit(Process p, Duration timeout) {
+        try {
+            return p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return !p.isAlive();
+        }
+    }
+
+    private void awaitExitOrFail(Process p) {
+        if (!awaitExit(p, EXIT_TIMEOUT)) {
+            throw new IllegalStateException("redis-server pid " + p.pid() + " did not exit within "
+                    + EXIT_TIMEOUT.toSeconds() + " s");
+        }
+    }
+
+    private static void park(Duration d) {
+        LockSupport.parkNanos(d.toNanos());
+    }
+
+    private static void deleteRecursively(Path root) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete " + root, e);
+        }
+    }
+
+    /** The chosen port was taken by someone else before redis-server could bind it. */
+    private static final class PortInUseException extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        PortInUseException(int port, String logTail) {
+            super("port " + port + " is already in use:\n" + logTail);
+        }
+    }
+
+    /** Free-port allocation that never hands out a port still owned by a server of this JVM (e.g. while killed). */
+    private static final class Ports {
+        private static final Set<Integer> RESERVED = ConcurrentHashMap.newKeySet();
+
+        static int reserve() {
+            for (int i = 0; i < 100; i++) {
+                int port;
+                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
+                    port = socket.getLocalPort();
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot bind a free port on " + HOST, e);
+                }
+                if (RESERVED.add(port)) {
+                    return port;
+                }
+            }
+            throw new IllegalStateException("the OS keeps returning ports already reserved by RedisServer");
+        }
+
+        static void release(int port) {
+            RESERVED.remove(port);
+        }
+    }
+
+    /** Kills servers that were never closed when the JVM exits (normally or via an uncaught failure). */
+    private static final class Reaper {
+        static final Set<RedisServer> LIVE = ConcurrentHashMap.newKeySet();
+
+        static {
+            Runtime.getRuntime().addShutdownHook(new Thread(Reaper::reapAll, "baton-redis-reaper"));
+        }
+
+        private static void reapAll() {
+            // No locks: a test thread may hold a server's monitor while the JVM is exiting.
+            for (RedisServer server : LIVE) {
+                Process p = server.process;
+                if (p != null) {
+                    p.destroyForcibly();
+                }
+            }
+            for (RedisServer server : LIVE) {
+                Process p = server.process;
+                if (p != null) {
+                    awaitExit(p, Duration.ofSeconds(1));
+                }
+                try {
+                    deleteRecursively(server.dir);
+                } catch (RuntimeException ignored) {
+                    // best effort during shutdown
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+package dev.baton.test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Several independent {@code redis-server} masters, each a {@link RedisServer} with its own port and directory and no
+ * replication between them (the topology Redlock assumes).
+ *
+ * <p>Guarantees: {@link #start(int)} either returns with every server answering {@code PING}, or closes the ones it
+ * already started and throws. {@link #close()} is idempotent and closes every server even if closing one of them
+ * fails; the first failure is then thrown with the others suppressed.
+ */
+public final class RedisServers implements AutoCloseable {
+
+    private final List<RedisServer> servers;
+
+    private RedisServers(List<RedisServer> servers) {
+        this.servers = List.copyOf(servers);
+    }
+
+    /**
+     * Starts {@code count} servers with the binary found by {@link RedisBinary#locate()}.
+     *
+     * @throws IllegalArgumentException if {@code count < 1}
+     * @throws IllegalStateException    if a server does not come up (those already started are closed)
+     */
+    public static RedisServers start(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1, was " + count);
+        }
+        RedisBinary binary = RedisBinary.locate();
+        List<RedisServer> started = new ArrayList<>(count);
+        try {
+            for (int i = 0; i < count; i++) {
+                started.add(RedisServer.start(binary, List.of()));
+            }
+        } catch (RuntimeException | Error e) {
+            for (RedisServer server : started) {
+                try {
+                    server.close();
+                } catch (RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            throw e;
+        }
+        return new RedisServers(started);
+    }
+
+    /** The servers, in start order (immutable). */
+    public List<RedisServer> servers() {
+        return servers;
+    }
+
+    /**
+     * The {@code i}-th server.
+     *
+     * @throws IndexOutOfBoundsException if {@code i} is not a valid index
+     */
+    public RedisServer get(int i) {
+        return servers.get(i);
+    }
+
+    /** Closes every server; see the class documentation. */
+    @Override
+    public void close() {
+        RuntimeException failure = null;
+        for (RedisServer server : servers) {
+            try {
+                server.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedisServers" + servers;
+    }
+}

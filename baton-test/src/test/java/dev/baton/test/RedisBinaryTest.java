@@ -1,0 +1,148 @@
+package dev.baton.test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RedisBinaryTest {
+
+    private static final String ENV = RedisBinary.ENV_VAR;
+
+    @TempDir
+    Path tmp;
+
+    /** A stand-in redis-server that only knows --version, so PATH lookups do not depend on the machine. */
+    private Path fakeRedisServer(Path dir, String version) throws IOException {
+        Files.createDirectories(dir);
+        Path script = dir.resolve("redis-server");
+        Files.writeString(script, "#!/bin/sh\necho \"Redis server v=" + version + " sha=00000000:0 bits=64\"\n");
+        assertThat(script.toFile().setExecutable(true)).isTrue();
+        return script;
+    }
+
+    @Test
+    void envPathTakesPrecedenceOverPath() throws IOException {
+        Path explicit = fakeRedisServer(tmp.resolve("explicit"), "1.2.3");
+        Path onPath = fakeRedisServer(tmp.resolve("onpath"), "4.5.6");
+
+        RedisBinary binary = RedisBinary.locate(Map.of(ENV, explicit.toString(), "PATH", onPath.getParent().toString()));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.ENV_PATH);
+        assertThat(binary.path()).isEqualTo(explicit.toAbsolutePath());
+        assertThat(binary.version()).isEqualTo("1.2.3");
+    }
+
+    @Test
+    void embeddedWordSelectsTheJarBinaryEvenIfPathHasOne() throws IOException {
+        Path onPath = fakeRedisServer(tmp.resolve("onpath"), "4.5.6");
+
+        RedisBinary binary = RedisBinary.locate(Map.of(ENV, " Embedded ", "PATH", onPath.getParent().toString()));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.EMBEDDED);
+        assertThat(Files.isExecutable(binary.path())).isTrue();
+        assertThat(binary.version()).startsWith("6.2");
+    }
+
+    @Test
+    void embeddedBinaryIsExtractedOncePerJvm() {
+        RedisBinary first = RedisBinary.locate(Map.of(ENV, "embedded"));
+        RedisBinary second = RedisBinary.locate(Map.of());
+
+        assertThat(second.source()).isEqualTo(RedisBinary.Source.EMBEDDED);
+        assertThat(second.path()).isEqualTo(first.path());
+    }
+
+    @Test
+    void withoutEnvVarTheFirstExecutableOnPathWins() throws IOException {
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+        Path notExecutable = Files.createDirectories(tmp.resolve("noexec")).resolve("redis-server");
+        Files.writeString(notExecutable, "not a binary");
+        Path first = fakeRedisServer(tmp.resolve("first"), "7.9.1");
+        fakeRedisServer(tmp.resolve("second"), "0.0.1");
+        String path = String.join(File.pathSeparator, "", empty.toString(), notExecutable.getParent().toString(),
+                first.getParent().toString(), tmp.resolve("second").toString());
+
+        RedisBinary binary = RedisBinary.locate(Map.of(ENV, "  ", "PATH", path));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.PATH);
+        assertThat(binary.path()).isEqualTo(first);
+        assertThat(binary.version()).isEqualTo("7.9.1");
+    }
+
+    @Test
+    void realPathLookupFindsTheInstalledServer() {
+        String path = System.getenv("PATH");
+        assumeTrue(path != null && path.contains(File.separator), "no PATH");
+        RedisBinary binary = RedisBinary.locate(Map.of("PATH", path));
+        assumeTrue(binary.source() == RedisBinary.Source.PATH, "no redis-server installed on PATH");
+
+        assertThat(binary.path().getFileName()).hasToString("redis-server");
+        assertThat(binary.version()).matches("\\d+\\.\\d+\\.\\d+.*");
+    }
+
+    @Test
+    void nothingOnPathFallsBackToEmbedded() throws IOException {
+        Path empty = Files.createDirectories(tmp.resolve("empty"));
+
+        assertThat(RedisBinary.locate(Map.of("PATH", empty.toString())).source()).isEqualTo(RedisBinary.Source.EMBEDDED);
+        assertThat(RedisBinary.locate(Map.of()).source()).isEqualTo(RedisBinary.Source.EMBEDDED);
+    }
+
+    @Test
+    void bogusEnvPathFailsNamingTheVariable() {
+        String bogus = tmp.resolve("does-not-exist/redis-server").toString();
+
+        assertThatThrownBy(() -> RedisBinary.locate(Map.of(ENV, bogus, "PATH", System.getenv("PATH"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining(ENV)
+                .hasMessageContaining(bogus);
+    }
+
+    @Test
+    void directoryOrNonExecutableFileInEnvVarIsRejected() throws IOException {
+        Path plain = Files.writeString(tmp.resolve("plain"), "x");
+
+        assertThatThrownBy(() -> RedisBinary.locate(Map.of(ENV, tmp.toString())))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(ENV);
+        assertThatThrownBy(() -> RedisBinary.locate(Map.of(ENV, plain.toString())))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(ENV);
+    }
+
+    @Test
+    void unparsableVersionOutputFails() throws IOException {
+        Path script = Files.createDirectories(tmp.resolve("odd")).resolve("redis-server");
+        Files.writeString(script, "#!/bin/sh\necho hello\n");
+        assertThat(script.toFile().setExecutable(true)).isTrue();
+
+        RedisBinary binary = RedisBinary.locate(Map.of(ENV, script.toString()));
+
+        assertThatThrownBy(binary::version).isInstanceOf(IllegalStateException.class).hasMessageContaining("hello");
+    }
+
+    @Test
+    void embeddedResourceIsChosenByPlatform() {
+        assertThat(RedisBinary.embeddedResourceName("Linux", "amd64")).isEqualTo("redis-server-6.2.6-v5-linux-amd64");
+        assertThat(RedisBinary.embeddedResourceName("Linux", "aarch64")).isEqualTo("redis-server-6.2.7-linux-arm64");
+        assertThat(RedisBinary.embeddedResourceName("Mac OS X", "x86_64")).isEqualTo("redis-server-6.2.6-v5-darwin-amd64");
+        assertThat(RedisBinary.embeddedResourceName("Mac OS X", "aarch64")).isEqualTo("redis-server-6.2.6-v5-darwin-arm64");
+        assertThatThrownBy(() -> RedisBinary.embeddedResourceName("Windows 11", "amd64"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(ENV);
+    }
+
+    @Test
+    void everyMappedResourceShipsInTheJar() {
+        for (String[] platform : new String[][] {
+                {"Linux", "amd64"}, {"Linux", "aarch64"}, {"Linux", "i386"}, {"Mac OS X", "x86_64"}, {"Mac OS X", "aarch64"}}) {
+            String resource = RedisBinary.embeddedResourceName(platform[0], platform[1]);
+            assertThat(getClass().getClassLoader().getResource(resource)).as(resource).isNotNull();
+        }
+    }
+}

@@ -1,0 +1,267 @@
+package dev.baton.test;
+
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class RedisServerTest {
+
+    private static boolean alive(long pid) {
+        return ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+    }
+
+    /** The server's working directory, as redis itself reports it. */
+    private static Path dirOf(RedisServer server) {
+        return Paths.get(server.command("CONFIG", "GET", "dir").split("\n")[1]);
+    }
+
+    @Test
+    void startsOnLoopbackAndAnswersCommands() {
+        try (RedisServer server = RedisServer.start()) {
+            assertThat(server.host()).isEqualTo("127.0.0.1");
+            assertThat(server.port()).isPositive();
+            assertThat(server.uri()).isEqualTo("redis://127.0.0.1:" + server.port());
+            assertThat(server.isRunning()).isTrue();
+            assertThat(server.pid()).isPositive();
+            assertThat(alive(server.pid())).isTrue();
+
+            assertThat(server.command("PING")).isEqualTo("PONG");
+            assertThat(server.command("SET", "k", "v w")).isEqualTo("OK");
+            assertThat(server.command("GET", "k")).isEqualTo("v w");
+            assertThat(server.command("GET", "missing")).isNull();
+            assertThat(server.command("INCR", "n")).isEqualTo("1");
+            assertThat(server.command("RPUSH", "l", "a", "b")).isEqualTo("2");
+            assertThat(server.command("LRANGE", "l", "0", "-1")).isEqualTo("a\nb");
+            assertThatThrownBy(() -> server.command("INCR", "l"))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("WRONGTYPE");
+        }
+    }
+
+    @Test
+    void runsWithoutPersistenceInItsOwnTempDir() {
+        try (RedisServer a = RedisServer.start(); RedisServer b = RedisServer.start()) {
+            assertThat(a.command("CONFIG", "GET", "save")).isEqualTo("save\n");
+            assertThat(a.command("CONFIG", "GET", "appendonly")).isEqualTo("appendonly\nno");
+            assertThat(a.command("CONFIG", "GET", "bind")).startsWith("bind\n127.0.0.1");
+            assertThat(dirOf(a)).isNotEqualTo(dirOf(b));
+            assertThat(dirOf(a).resolve("redis.log")).exists();
+        }
+    }
+
+    @Test
+    void passesExtraArgs() {
+        try (RedisServer server = RedisServer.start(List.of("--maxmemory", "10mb", "--maxmemory-policy", "noeviction"))) {
+            assertThat(server.command("CONFIG", "GET", "maxmemory")).isEqualTo("maxmemory\n10485760");
+            assertThat(server.command("CONFIG", "GET", "maxmemory-policy")).isEqualTo("maxmemory-policy\nnoeviction");
+        }
+    }
+
+    @Test
+    void rejectsOptionsTheKitManages() {
+        assertThatThrownBy(() -> RedisServer.start(List.of("--port", "6379")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--port");
+        assertThatThrownBy(() -> RedisServer.start(List.of("--daemonize", "yes")))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void failedStartupReportsTheLog() {
+        assertThatThrownBy(() -> RedisServer.start(List.of("--no-such-option", "1")))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("exited with code")
+                .hasMessageContaining("no-such-option");
+    }
+
+    @Test
+    void embeddedBinaryWorksWithTheKitsArguments() {
+        RedisBinary embedded = RedisBinary.locate(Map.of(RedisBinary.ENV_VAR, "embedded"));
+        try (RedisServer server = RedisServer.start(embedded, List.of("--maxmemory", "10mb"))) {
+            assertThat(server.binary()).isEqualTo(embedded);
+            assertThat(server.command("INFO", "server")).contains("redis_version:6.2");
+            assertThat(server.command("CONFIG", "GET", "save")).isEqualTo("save\n");
+            assertThat(server.command("CONFIG", "GET", "protected-mode")).isEqualTo("protected-mode\nno");
+            server.kill();
+            server.restart();
+            assertThat(server.command("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void killMakesTheServerUnreachable() {
+        try (RedisServer server = RedisServer.start()) {
+            long pid = server.pid();
+
+            server.kill();
+
+            assertThat(server.isRunning()).isFalse();
+            assertThat(alive(pid)).isFalse();
+            assertThatThrownBy(() -> server.command("PING"))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasCauseInstanceOf(ConnectException.class);
+            server.kill(); // idempotent
+        }
+    }
+
+    @Test
+    void restartAfterKillUsesTheSamePortAndStartsEmpty() {
+        try (RedisServer server = RedisServer.start()) {
+            int port = server.port();
+            long oldPid = server.pid();
+            server.command("SET", "k", "v");
+            server.kill();
+
+            server.restart();
+
+            assertThat(server.isRunning()).isTrue();
+            assertThat(server.port()).isEqualTo(port);
+            assertThat(server.pid()).isNotEqualTo(oldPid);
+            assertThat(server.command("PING")).isEqualTo("PONG");
+            assertThat(server.command("GET", "k")).isNull();
+        }
+    }
+
+    @Test
+    void restartWhileRunningStopsFirst() {
+        try (RedisServer server = RedisServer.start()) {
+            long oldPid = server.pid();
+
+            server.restart();
+
+            assertThat(alive(oldPid)).isFalse();
+            assertThat(server.command("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void restartRetriesWhileThePortIsBrieflyTaken() throws Exception {
+        try (RedisServer server = RedisServer.start()) {
+            Path log = dirOf(server).resolve("redis.log");
+            server.kill();
+            CompletableFuture<Void> restart;
+            try (ServerSocket squatter = new ServerSocket(server.port(), 1, InetAddress.getByName("127.0.0.1"))) {
+                restart = CompletableFuture.runAsync(server::restart);
+                await().atMost(ofSeconds(5)).until(() -> Files.readString(log).contains("Address already in use"));
+            }
+            restart.get(); // bounded by the kit's own retry limit
+
+            assertThat(server.command("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void pauseFreezesAndResumeThaws() {
+        try (RedisServer server = RedisServer.start()) {
+            server.command("SET", "k", "v");
+
+            server.pause();
+
+            assertThat(server.isRunning()).isTrue();
+            assertThatThrownBy(() -> server.command("GET", "k"))
+                    .isInstanceOf(UncheckedIOException.class)
+                    .hasCauseInstanceOf(SocketTimeoutException.class);
+
+            server.resume();
+
+            assertThat(server.command("GET", "k")).isEqualTo("v");
+            server.resume(); // no-op when not paused
+        }
+    }
+
+    @Test
+    void pauseRequiresARunningServer() {
+        try (RedisServer server = RedisServer.start()) {
+            server.kill();
+            assertThatThrownBy(server::pause).isInstanceOf(IllegalStateException.class);
+        }
+    }
+
+    @Test
+    void stopShutsDownGracefullyAndCanBeRestarted() {
+        try (RedisServer server = RedisServer.start()) {
+            long pid = server.pid();
+            Path log = dirOf(server).resolve("redis.log");
+
+            server.stop();
+
+            assertThat(server.isRunning()).isFalse();
+            assertThat(alive(pid)).isFalse();
+            assertThat(log).content().contains("ready to exit, bye bye");
+            assertThatThrownBy(() -> server.command("PING")).hasCauseInstanceOf(ConnectException.class);
+            server.stop(); // idempotent
+
+            server.restart();
+            assertThat(server.command("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void stopWorksOnAPausedServer() {
+        try (RedisServer server = RedisServer.start()) {
+            server.pause();
+            server.stop();
+            assertThat(server.isRunning()).isFalse();
+        }
+    }
+
+    @Test
+    void closeIsIdempotentAndLeavesNothingBehind() {
+        RedisServer server = RedisServer.start();
+        long pid = server.pid();
+        Path dir = dirOf(server);
+        server.pause(); // even a frozen server must go
+
+        server.close();
+        server.close();
+
+        assertThat(alive(pid)).isFalse();
+        assertThat(server.isRunning()).isFalse();
+        assertThat(dir).doesNotExist();
+        assertThatThrownBy(server::restart).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+        assertThatThrownBy(server::pause).isInstanceOf(IllegalStateException.class);
+        server.kill();
+        server.stop();
+    }
+
+    @Test
+    void serversGetDistinctPortsAndIndependentData() {
+        List<Long> pids;
+        try (RedisServers servers = RedisServers.start(3)) {
+            assertThat(servers.servers()).hasSize(3);
+            assertThat(servers.servers()).extracting(RedisServer::port).doesNotHaveDuplicates();
+            assertThat(servers.get(1)).isSameAs(servers.servers().get(1));
+            for (RedisServer server : servers.servers()) {
+                assertThat(server.command("PING")).isEqualTo("PONG");
+            }
+            servers.get(0).command("SET", "k", "0");
+            assertThat(servers.get(1).command("GET", "k")).isNull();
+            servers.get(2).kill();
+            assertThat(servers.get(0).command("GET", "k")).isEqualTo("0");
+            pids = servers.servers().stream().map(RedisServer::pid).toList();
+        }
+        assertThat(pids).noneMatch(RedisServerTest::alive);
+        assertThatThrownBy(() -> RedisServers.start(0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void commandNeedsArguments() throws IOException {
+        try (RedisServer server = RedisServer.start()) {
+            assertThatThrownBy(server::command).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}
