@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -337,6 +338,31 @@ class LockBasicsIT {
         LockInfo after = other.inspect("job");
         assertThat(after.isLocked()).isFalse();
         assertThat(after.lastFencingToken()).isEqualTo(holder.fencingToken());
+    }
+
+    @Test
+    void inspectNamesTheThreadThatWaitedNotTheOneThatWokeIt() throws Exception {
+        Lease held = other.lock("woken").acquire(Duration.ZERO);
+        CountDownLatch done = new CountDownLatch(1);
+        Thread waiter = new Thread(() -> {
+            DistributedLock lock = baton.lock("woken");
+            try {
+                if (lock.tryLock(Duration.ofSeconds(10))) {
+                    done.await(10, TimeUnit.SECONDS);
+                    lock.unlock();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "patient-worker");
+        waiter.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{woken}:released") == 1);
+        held.release();
+        await().atMost(Duration.ofSeconds(5)).until(() -> baton.inspect("woken").isLocked());
+        assertThat(baton.inspect("woken").holder().orElseThrow().thread()).isEqualTo("patient-worker");
+        done.countDown();
+        waiter.join(5000);
+        assertThat(baton.lock("woken").isLocked()).isFalse();
     }
 
     @Test

@@ -33,6 +33,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     private final LockEngine engine;
     private final LockKeys keys;
     private final String owner;
+    private final String holder;
     private final long leaseMillis;
     private final boolean waits;
     private final long deadlineNanos;
@@ -46,12 +47,14 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     private volatile CompletableFuture<Void> settled = CompletableFuture.completedFuture(null);
 
     /**
+     * @param holder    description of the requesting process and thread, for operators
      * @param waitNanos 0 for a single try, {@link Long#MAX_VALUE} for no deadline
      */
-    AcquireAttempt(LockEngine engine, LockKeys keys, String owner, long leaseMillis, long waitNanos) {
+    AcquireAttempt(LockEngine engine, LockKeys keys, String owner, String holder, long leaseMillis, long waitNanos) {
         this.engine = engine;
         this.keys = keys;
         this.owner = owner;
+        this.holder = holder;
         this.leaseMillis = leaseMillis;
         this.waits = waitNanos > 0;
         this.deadlineNanos = waitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + waitNanos;
@@ -93,7 +96,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         epochAtSend = engine.notifications().epoch(keys.channel());
         long sentAt = System.nanoTime();
-        settled = engine.<List<Object>>tryAcquire(keys, owner, leaseMillis)
+        settled = engine.<List<Object>>tryAcquire(keys, owner, holder, leaseMillis)
                 .handle((reply, error) -> onReply(reply, error, sentAt))
                 .thenCompose(f -> f);
     }

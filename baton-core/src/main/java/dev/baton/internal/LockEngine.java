@@ -114,15 +114,16 @@ public final class LockEngine implements AutoCloseable {
 
     // ---- acquiring ----
 
+    /** Starts an attempt for the calling thread (its name is recorded as the holder's thread). */
     AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, long waitNanos) {
         checkOpen();
-        return new AcquireAttempt(this, keys, owner, leaseMillis, waitNanos).start();
+        String holder = holderPrefix + Thread.currentThread().getName();
+        return new AcquireAttempt(this, keys, owner, holder, leaseMillis, waitNanos).start();
     }
 
-    <T> CompletableFuture<T> tryAcquire(LockKeys keys, String owner, long leaseMillis) {
+    <T> CompletableFuture<T> tryAcquire(LockKeys keys, String owner, String holder, long leaseMillis) {
         return gateway.run(Script.LOCK_ACQUIRE, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.counter()},
-                owner, Long.toString(leaseMillis), holderPrefix + Thread.currentThread().getName(),
-                tokenRetentionMillis);
+                owner, Long.toString(leaseMillis), holder, tokenRetentionMillis);
     }
 
     /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
@@ -130,10 +131,14 @@ public final class LockEngine implements AutoCloseable {
                  boolean threadOwned) {
         long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
         Hold existing = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
-        if (existing != null && existing.isHeld() && existing.token == grant.token()) {
-            existing.reentered(grant.holdCount(), watchdogLease, expiresAt);
-            track(existing);
-            return existing;
+        if (existing != null && existing.isHeld()) {
+            if (existing.token == grant.token()) {
+                existing.reentered(grant.holdCount(), watchdogLease, expiresAt);
+                track(existing);
+                return existing;
+            }
+            // Redis granted a fresh acquisition, so the hold we believed in was lost before we noticed.
+            lost(existing, "the lock was found deleted or owned by someone else at re-entry");
         }
         Hold hold = new Hold(keys, owner, grant.token(), grant.holdCount(), watchdogLease, expiresAt);
         if (threadOwned) {
