@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.support.Measure;
 import dev.baton.support.TestBatons;
 import dev.baton.test.RedisExtension;
 import io.lettuce.core.cluster.SlotHash;
@@ -75,9 +76,9 @@ class LockBasicsIT {
     void nonOwnerUnlockThrowsAndChangesNothing() throws Exception {
         DistributedLock lock = baton.lock("shared");
         lock.lock();
-        Future<Throwable> otherThread = threads.submit(() -> catching(lock::unlock));
+        Future<Throwable> otherThread = threads.submit(() -> Measure.thrownBy(lock::unlock));
         assertThat(otherThread.get()).isInstanceOf(IllegalMonitorStateException.class);
-        assertThat(catching(() -> other.lock("shared").unlock()))
+        assertThat(Measure.thrownBy(() -> other.lock("shared").unlock()))
                 .as("another Baton on the same thread").isInstanceOf(IllegalMonitorStateException.class);
         LockInfo info = baton.inspect("shared");
         assertThat(info.holder().orElseThrow().batonInstance()).isEqualTo(baton.instanceId());
@@ -110,7 +111,7 @@ class LockBasicsIT {
             assertThat(tokens.get(i)).as("token %d of %s", i, tokens).isGreaterThan(tokens.get(i - 1));
         }
         assertThat(baton.inspect("fenced").lastFencingToken()).isEqualTo(tokens.get(tokens.size() - 1));
-        assertThat(catching(lock::unlock)).isInstanceOf(IllegalMonitorStateException.class)
+        assertThat(Measure.thrownBy(lock::unlock)).isInstanceOf(IllegalMonitorStateException.class)
                 .hasMessageContaining("lost");
     }
 
@@ -160,15 +161,15 @@ class LockBasicsIT {
         long start = System.nanoTime();
         assertThat(lock.tryLock()).isFalse();
         assertThat(lock.tryLock(Duration.ZERO)).isFalse();
-        assertThat(millisSince(start)).isLessThan(300);
+        assertThat(Measure.millisSince(start)).isLessThan(300);
 
         start = System.nanoTime();
         assertThat(lock.tryLock(Duration.ofMillis(700))).isFalse();
-        assertThat(millisSince(start)).isBetween(700L, 800L);
+        assertThat(Measure.millisSince(start)).isBetween(700L, 800L);
 
         start = System.nanoTime();
         assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).as("negative wait counts as zero").isFalse();
-        assertThat(millisSince(start)).isLessThan(300);
+        assertThat(Measure.millisSince(start)).isLessThan(300);
 
         assertThat(lock.holdCount()).isZero();
         assertThat(held.isValid()).isTrue();
@@ -184,13 +185,13 @@ class LockBasicsIT {
         try (Baton patient = Baton.connect(slowRecheck)) {
             Lease held = other.lock("notify").acquire(Duration.ZERO);
             CompletableFuture<Lease> waiting = patient.lock("notify").acquireAsync(Duration.ofSeconds(30));
-            await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{notify}:released") == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{notify}:released") == 1);
             long released = System.nanoTime();
             held.release();
             Lease got = waiting.get(5, TimeUnit.SECONDS);
-            assertThat(millisSince(released)).as("woken by pub/sub, far below the 20 s re-check").isLessThan(2000);
+            assertThat(Measure.millisSince(released)).as("woken by pub/sub, far below the 20 s re-check").isLessThan(2000);
             got.release();
-            await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{notify}:released") == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{notify}:released") == 0);
         }
     }
 
@@ -208,7 +209,7 @@ class LockBasicsIT {
         long start = System.nanoTime();
         assertThatThrownBy(() -> impatient.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(LockTimeoutException.class)
                 .hasMessageContaining("'async' was not acquired within PT0.3S");
-        assertThat(millisSince(start)).isLessThan(800);
+        assertThat(Measure.millisSince(start)).isLessThan(800);
 
         // Waiting is not fair: whichever waiter gets the lock releases it, and each must get it once.
         List<CompletableFuture<Long>> tokens = new ArrayList<>();
@@ -229,9 +230,9 @@ class LockBasicsIT {
     void cancellingAnAsyncAcquireLeavesNothingBehind() throws Exception {
         Lease held = other.lock("cancel").acquire(Duration.ZERO);
         CompletableFuture<Lease> waiting = baton.lock("cancel").acquireAsync(Duration.ofSeconds(30));
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{cancel}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{cancel}:released") == 1);
         waiting.cancel(false);
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{cancel}:released") == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{cancel}:released") == 0);
         held.release();
         assertThat(baton.lock("cancel").isLocked()).isFalse();
     }
@@ -274,7 +275,7 @@ class LockBasicsIT {
         AtomicReference<Thread> waiter = new AtomicReference<>();
         Future<Throwable> outcome = threads.submit(() -> {
             waiter.set(Thread.currentThread());
-            return catching(() -> {
+            return Measure.thrownBy(() -> {
                 try {
                     lock.lockInterruptibly();
                 } catch (InterruptedException e) {
@@ -282,10 +283,10 @@ class LockBasicsIT {
                 }
             });
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{interrupt}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{interrupt}:released") == 1);
         waiter.get().interrupt();
         assertThat(outcome.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{interrupt}:released") == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{interrupt}:released") == 0);
         held.release();
         assertThat(lock.isLocked()).as("no orphaned acquisition").isFalse();
 
@@ -356,7 +357,7 @@ class LockBasicsIT {
             }
         }, "patient-worker");
         waiter.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{woken}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{woken}:released") == 1);
         held.release();
         await().atMost(Duration.ofSeconds(5)).until(() -> baton.inspect("woken").isLocked());
         assertThat(baton.inspect("woken").holder().orElseThrow().thread()).isEqualTo("patient-worker");
@@ -392,6 +393,17 @@ class LockBasicsIT {
     }
 
     @Test
+    void closingStopsRenewalsSoHeldLocksExpireWithTheirLease() {
+        Baton closing = TestBatons.connect(redis.server().uri());
+        closing.lock("abandoned").lock();
+        long closed = System.nanoTime();
+        closing.close();
+        assertThat(other.lock("abandoned").isLocked()).as("close() does not release").isTrue();
+        await().atMost(TestBatons.LEASE.plusSeconds(2)).until(() -> !other.lock("abandoned").isLocked());
+        assertThat(Measure.millisSince(closed)).isLessThanOrEqualTo(TestBatons.LEASE.toMillis() + 500);
+    }
+
+    @Test
     void aClosedBatonRefusesWork() {
         Baton closing = TestBatons.connect(redis.server().uri());
         DistributedLock lock = closing.lock("closed");
@@ -400,23 +412,5 @@ class LockBasicsIT {
         assertThatThrownBy(() -> closing.lock("x")).isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("closed");
         assertThatThrownBy(lock::tryLock).isInstanceOf(IllegalStateException.class);
-    }
-
-    private long numsub(String channel) {
-        String[] reply = redis.server().command("PUBSUB", "NUMSUB", channel).split("\n");
-        return Long.parseLong(reply[1]);
-    }
-
-    private static long millisSince(long startNanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    }
-
-    private static Throwable catching(Runnable action) {
-        try {
-            action.run();
-            return null;
-        } catch (Throwable t) {
-            return t;
-        }
     }
 }

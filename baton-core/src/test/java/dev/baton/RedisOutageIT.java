@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.support.Measure;
 import dev.baton.support.TestBatons;
 import dev.baton.test.RedisExtension;
 import dev.baton.test.RedisServer;
@@ -53,7 +54,7 @@ class RedisOutageIT {
         threadLock.lock();
         Future<Boolean> waiter = threads.submit(() -> baton.lock("job").tryLock(Duration.ofSeconds(60)));
         CompletableFuture<Lease> asyncWaiter = baton.lock("job").acquireAsync(Duration.ofSeconds(60));
-        await().atMost(Duration.ofSeconds(5)).until(() -> numsub("baton:lock:{job}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{job}:released") == 1);
 
         server.kill();
         long killed = System.nanoTime();
@@ -61,7 +62,7 @@ class RedisOutageIT {
                 .hasCauseInstanceOf(BatonUnavailableException.class);
         assertThatThrownBy(() -> asyncWaiter.get(10, TimeUnit.SECONDS))
                 .hasCauseInstanceOf(BatonUnavailableException.class);
-        assertThat(millisSince(killed)).as("waiters fail within a re-check plus a timeout")
+        assertThat(Measure.millisSince(killed)).as("waiters fail within a re-check plus a timeout")
                 .isLessThan(TestBatons.RECHECK.toMillis() + FAIL_FAST_MS);
 
         long start = System.nanoTime();
@@ -69,7 +70,7 @@ class RedisOutageIT {
                 .hasMessageContaining("127.0.0.1:" + server.port());
         assertThatThrownBy(() -> baton.lock("new").tryLock(Duration.ofSeconds(30)))
                 .isInstanceOf(BatonUnavailableException.class);
-        assertThat(millisSince(start)).isLessThan(2 * FAIL_FAST_MS);
+        assertThat(Measure.millisSince(start)).isLessThan(2 * FAIL_FAST_MS);
 
         held.lost().get(TestBatons.LEASE.toMillis() * 2, TimeUnit.MILLISECONDS);
         assertThat(held.isValid()).isFalse();
@@ -104,12 +105,12 @@ class RedisOutageIT {
                 long start = System.nanoTime();
                 assertThatThrownBy(call::run).isInstanceOf(BatonUnavailableException.class)
                         .hasMessageContaining("did not answer within");
-                assertThat(millisSince(start)).isLessThan(FAIL_FAST_MS);
+                assertThat(Measure.millisSince(start)).isLessThan(FAIL_FAST_MS);
             }
             long start = System.nanoTime();
             assertThatThrownBy(() -> baton.lock("y").acquireAsync(Duration.ofSeconds(30)).get(10, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(BatonUnavailableException.class);
-            assertThat(millisSince(start)).isLessThan(FAIL_FAST_MS);
+            assertThat(Measure.millisSince(start)).isLessThan(FAIL_FAST_MS);
         } finally {
             server.resume();
         }
@@ -127,7 +128,7 @@ class RedisOutageIT {
         String uri = "redis://:hunter2@127.0.0.1:" + port;
         assertThatThrownBy(() -> TestBatons.connect(uri)).isInstanceOf(BatonUnavailableException.class)
                 .hasMessageContaining("127.0.0.1:" + port).hasMessageNotContaining("hunter2");
-        assertThat(millisSince(start)).isLessThan(FAIL_FAST_MS + 1000);
+        assertThat(Measure.millisSince(start)).isLessThan(FAIL_FAST_MS + 1000);
     }
 
     @Test
@@ -139,19 +140,15 @@ class RedisOutageIT {
                 assertThat(authed.toString()).doesNotContain("s3cr3t-pw").contains("***@127.0.0.1");
                 assertThat(authed.config().toString()).doesNotContain("s3cr3t-pw");
                 secured.kill();
-                Throwable failure = catching(() -> authed.lock("a").isLocked());
+                Throwable failure = Measure.thrownBy(() -> authed.lock("a").isLocked());
                 assertThat(failure).isInstanceOf(BatonUnavailableException.class);
                 assertThat(fullText(failure)).doesNotContain("s3cr3t-pw");
             }
             secured.restart();
-            Throwable wrongPassword = catching(() -> TestBatons.connect("redis://:wrong-pw@127.0.0.1:" + secured.port()));
+            Throwable wrongPassword = Measure.thrownBy(() -> TestBatons.connect("redis://:wrong-pw@127.0.0.1:" + secured.port()));
             assertThat(wrongPassword).isInstanceOf(BatonException.class);
             assertThat(fullText(wrongPassword)).doesNotContain("wrong-pw");
         }
-    }
-
-    private long numsub(String channel) {
-        return Long.parseLong(redis.server().command("PUBSUB", "NUMSUB", channel).split("\n")[1]);
     }
 
     private static String fullText(Throwable t) {
@@ -160,18 +157,5 @@ class RedisOutageIT {
             text.append(e).append('\n');
         }
         return text.toString();
-    }
-
-    private static long millisSince(long startNanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    }
-
-    private static Throwable catching(Runnable action) {
-        try {
-            action.run();
-            return null;
-        } catch (Throwable t) {
-            return t;
-        }
     }
 }
