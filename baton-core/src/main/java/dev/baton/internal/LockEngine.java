@@ -4,8 +4,6 @@ import dev.baton.BatonConfig;
 import dev.baton.DistributedLock;
 import dev.baton.LockInfo;
 import io.lettuce.core.ScriptOutputType;
-import java.net.InetAddress;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +18,6 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The lock protocol of one Baton, shared by thread-owned locks and leases: it runs the scripts, turns grants into
@@ -31,36 +28,30 @@ import java.util.concurrent.atomic.AtomicLong;
  * leases. One single-threaded scheduler serves timers, re-checks and renewals; its tasks never block.
  */
 public final class LockEngine implements AutoCloseable {
-    private static final String ID_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789";
-
     private final BatonConfig config;
-    private final String instanceId;
-    private final String holderPrefix;
+    private final Identity identity = new Identity();
     private final RedisGateway gateway;
     private final ScheduledThreadPoolExecutor scheduler;
     private final ExecutorService callbacks;
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
     private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
-    private final AtomicLong leaseSequence = new AtomicLong();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final long recheckNanos;
     private final String tokenRetentionMillis;
 
     private LockEngine(BatonConfig config) {
         this.config = config;
-        this.instanceId = randomId();
-        this.holderPrefix = instanceId + " " + ProcessHandle.current().pid() + " " + hostName() + " ";
         this.gateway = RedisGateway.connect(config);
         this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "baton-" + instanceId + "-scheduler");
+            Thread t = new Thread(r, "baton-" + identity.instanceId() + "-scheduler");
             t.setDaemon(true);
             return t;
         });
         scheduler.setRemoveOnCancelPolicy(true);
         this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
                 r -> {
-                    Thread t = new Thread(r, "baton-" + instanceId + "-callback");
+                    Thread t = new Thread(r, "baton-" + identity.instanceId() + "-callback");
                     t.setDaemon(true);
                     return t;
                 });
@@ -77,7 +68,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     public String instanceId() {
-        return instanceId;
+        return identity.instanceId();
     }
 
     public DistributedLock lock(String name) {
@@ -97,7 +88,7 @@ public final class LockEngine implements AutoCloseable {
         String owner = (String) r.get(0);
         String[] holder = ((String) r.get(3)).split(" ", 4);
         return new LockInfo(name, Optional.of(new LockInfo.Holder(holder[0], holder[2], Long.parseLong(holder[1]),
-                holder.length > 3 ? holder[3] : "", owner.contains(":L"), Integer.parseInt((String) r.get(1)),
+                holder.length > 3 ? holder[3] : "", Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
                 Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
                 lastToken);
     }
@@ -105,11 +96,11 @@ public final class LockEngine implements AutoCloseable {
     // ---- owners ----
 
     String threadOwner() {
-        return instanceId + ":t" + Thread.currentThread().getId();
+        return identity.threadOwner();
     }
 
     String newLeaseOwner() {
-        return instanceId + ":L" + leaseSequence.incrementAndGet();
+        return identity.newLeaseOwner();
     }
 
     // ---- acquiring ----
@@ -117,7 +108,7 @@ public final class LockEngine implements AutoCloseable {
     /** Starts an attempt for the calling thread (its name is recorded as the holder's thread). */
     AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, long waitNanos) {
         checkOpen();
-        String holder = holderPrefix + Thread.currentThread().getName();
+        String holder = identity.holderOfCallingThread();
         return new AcquireAttempt(this, keys, owner, holder, leaseMillis, waitNanos).start();
     }
 
@@ -306,22 +297,5 @@ public final class LockEngine implements AutoCloseable {
 
     private static String holdKey(LockKeys keys, String owner) {
         return owner + '\n' + keys.lock();
-    }
-
-    private static String randomId() {
-        SecureRandom random = new SecureRandom();
-        char[] id = new char[12];
-        for (int i = 0; i < id.length; i++) {
-            id[i] = ID_ALPHABET.charAt(random.nextInt(ID_ALPHABET.length()));
-        }
-        return new String(id);
-    }
-
-    private static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName().replace(' ', '_');
-        } catch (Exception e) {
-            return "unknown-host";
-        }
     }
 }
