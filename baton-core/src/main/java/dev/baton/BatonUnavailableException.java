@@ -5,9 +5,9 @@ package dev.baton;
  * {@link BatonConfig#commandTimeout() command timeout}. The message names the endpoint (host and port, never
  * credentials). The {@link Baton} that threw it stays usable: once Redis answers again, calls succeed again.
  *
- * <p>When this is thrown from an acquire call, the outcome on the Redis side may be unknown (the script may have run
- * just before the connection broke). Baton releases such an orphaned acquisition as soon as it can; at worst the lock
- * stays taken until its lease runs out.
+ * <p>When this is thrown from an acquire call, the outcome on the Redis side is unknown: the script may have run
+ * just before the answer was lost. Such an acquisition has no holder that could renew it, so it blocks others for
+ * at most one lease and then expires.
  */
 public class BatonUnavailableException extends BatonException {
     private static final long serialVersionUID = 1L;

@@ -119,6 +119,27 @@ class RedisOutageIT {
     }
 
     @Test
+    void anAcquisitionWhoseReplyWasLostLeavesNoGhostHold() {
+        RedisServer server = redis.server();
+        DistributedLock lock = baton.lock("ghost");
+        lock.lock(); // loads the scripts, so the one sent while Redis is frozen runs when it thaws
+        lock.unlock();
+        server.pause();
+        try {
+            assertThatThrownBy(lock::tryLock).isInstanceOf(BatonUnavailableException.class);
+        } finally {
+            server.resume();
+        }
+        // Redis runs the queued script after all: the lock is ours in Redis, though we never heard so.
+        await().atMost(Duration.ofSeconds(5)).until(lock::isLocked);
+        assertThat(lock.holdCount()).isZero();
+        lock.lock();
+        assertThat(lock.holdCount()).isEqualTo(1);
+        lock.unlock();
+        assertThat(lock.isLocked()).as("one unlock frees it: the forgotten acquisition was not counted").isFalse();
+    }
+
+    @Test
     void redisThatIsNotThereFailsConnectQuickly() throws Exception {
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {

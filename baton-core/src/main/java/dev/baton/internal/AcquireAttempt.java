@@ -31,10 +31,8 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     final CompletableFuture<Grant> result = new CompletableFuture<>();
 
     private final LockEngine engine;
+    private final AcquireRequest request;
     private final LockKeys keys;
-    private final String owner;
-    private final String holder;
-    private final long leaseMillis;
     private final boolean waits;
     private final long deadlineNanos;
     private final AtomicBoolean armed = new AtomicBoolean();
@@ -47,15 +45,12 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     private volatile CompletableFuture<Void> settled = CompletableFuture.completedFuture(null);
 
     /**
-     * @param holder    description of the requesting process and thread, for operators
      * @param waitNanos 0 for a single try, {@link Long#MAX_VALUE} for no deadline
      */
-    AcquireAttempt(LockEngine engine, LockKeys keys, String owner, String holder, long leaseMillis, long waitNanos) {
+    AcquireAttempt(LockEngine engine, AcquireRequest request, long waitNanos) {
         this.engine = engine;
-        this.keys = keys;
-        this.owner = owner;
-        this.holder = holder;
-        this.leaseMillis = leaseMillis;
+        this.request = request;
+        this.keys = request.keys();
         this.waits = waitNanos > 0;
         this.deadlineNanos = waitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + waitNanos;
     }
@@ -96,7 +91,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         epochAtSend = engine.notifications().epoch(keys.channel());
         long sentAt = System.nanoTime();
-        settled = engine.<List<Object>>tryAcquire(keys, owner, holder, leaseMillis)
+        settled = engine.<List<Object>>tryAcquire(request)
                 .handle((reply, error) -> onReply(reply, error, sentAt))
                 .thenCompose(f -> f);
     }
@@ -116,7 +111,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
                 return CompletableFuture.completedFuture(null);
             }
             // The caller gave up while this try was in flight: undo the acquisition it no longer wants.
-            return engine.releaseOrphan(keys, owner, grant.token());
+            return engine.releaseOrphan(keys, request.owner(), grant.token());
         }
         holdsWakeUp = false;
         if (result.isDone()) {

@@ -105,16 +105,23 @@ public final class LockEngine implements AutoCloseable {
 
     // ---- acquiring ----
 
-    /** Starts an attempt for the calling thread (its name is recorded as the holder's thread). */
-    AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, long waitNanos) {
+    /**
+     * Starts an attempt for the calling thread (its name is recorded as the holder's thread). A thread-owned attempt
+     * may re-enter the thread's current hold; a lease attempt never re-enters.
+     */
+    AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, long waitNanos, boolean threadOwned) {
         checkOpen();
-        String holder = identity.holderOfCallingThread();
-        return new AcquireAttempt(this, keys, owner, holder, leaseMillis, waitNanos).start();
+        Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
+        long heldToken = current != null && current.isHeld() ? current.token : 0;
+        AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
+                heldToken);
+        return new AcquireAttempt(this, request, waitNanos).start();
     }
 
-    <T> CompletableFuture<T> tryAcquire(LockKeys keys, String owner, String holder, long leaseMillis) {
-        return gateway.run(Script.LOCK_ACQUIRE, ScriptOutputType.MULTI, new String[] {keys.lock(), keys.counter()},
-                owner, Long.toString(leaseMillis), holder, tokenRetentionMillis);
+    <T> CompletableFuture<T> tryAcquire(AcquireRequest r) {
+        return gateway.run(Script.LOCK_ACQUIRE, ScriptOutputType.MULTI, new String[] {r.keys().lock(),
+                r.keys().counter()}, r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
+                Long.toString(r.heldToken()));
     }
 
     /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */

@@ -138,7 +138,7 @@ final class RedisDistributedLock implements DistributedLock {
 
     private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
         boolean interrupted = Thread.interrupted();
-        AcquireAttempt attempt = engine.attempt(keys, engine.threadOwner(), leaseMillis, Long.MAX_VALUE);
+        AcquireAttempt attempt = engine.attempt(keys, engine.threadOwner(), leaseMillis, Long.MAX_VALUE, true);
         AcquireAttempt.Grant grant;
         while (true) {
             try {
@@ -162,7 +162,7 @@ final class RedisDistributedLock implements DistributedLock {
     private boolean acquireForThread(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
         String owner = engine.threadOwner();
-        AcquireAttempt.Grant grant = await(engine.attempt(keys, owner, leaseMillis, waitNanos));
+        AcquireAttempt.Grant grant = await(engine.attempt(keys, owner, leaseMillis, waitNanos, true));
         if (grant == null) {
             return false;
         }
@@ -189,7 +189,7 @@ final class RedisDistributedLock implements DistributedLock {
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         long waitNanos = waitNanos(wait);
         String owner = engine.newLeaseOwner();
-        AcquireAttempt attempt = engine.attempt(keys, owner, watchdogLeaseMillis, waitNanos);
+        AcquireAttempt attempt = engine.attempt(keys, owner, watchdogLeaseMillis, waitNanos, false);
         CompletableFuture<Lease> lease = new CompletableFuture<>();
         attempt.result.whenComplete((grant, error) -> {
             if (error != null) {
@@ -218,7 +218,7 @@ final class RedisDistributedLock implements DistributedLock {
     private Optional<Lease> acquireLease(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
         String owner = engine.newLeaseOwner();
-        AcquireAttempt.Grant grant = await(engine.attempt(keys, owner, leaseMillis, waitNanos));
+        AcquireAttempt.Grant grant = await(engine.attempt(keys, owner, leaseMillis, waitNanos, false));
         if (grant == null) {
             return Optional.empty();
         }

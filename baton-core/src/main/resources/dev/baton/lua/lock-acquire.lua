@@ -1,4 +1,4 @@
--- Acquire a reentrant lock, or re-enter it if the caller already owns it.
+-- Acquire a reentrant lock, or re-enter it if the caller already holds it.
 --
 -- KEYS[1]  lock hash: owner, count, token, holder (see docs/key-layout.md)
 -- KEYS[2]  fencing counter: the last token issued for this name
@@ -6,30 +6,35 @@
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  holder description for operators: "<instance> <pid> <host> <thread name>"
 -- ARGV[4]  fencing counter retention in milliseconds
+-- ARGV[5]  token of the hold the caller believes it has, "0" if none
 --
 -- Reply: {1, token, holdCount}  acquired (holdCount 1) or re-entered (holdCount > 1, same token)
 --        {0, pttl}              held by another owner; pttl = its remaining lease in ms
 --
+-- A re-entry must name the token it re-enters. If the hash is ours but the caller does not know its token (an
+-- acquisition whose reply was lost to a timeout), it is replaced by a fresh acquisition instead of being counted:
+-- otherwise the caller's single unlock would leave a ghost hold behind.
+--
 -- Fencing tokens are max(last + 1, Redis time in microseconds). The counter key may therefore expire once unused:
 -- a later token still exceeds every earlier one as long as the server clock has not stepped back by more than the
 -- retention. Tokens are formatted with %.0f because Lua 5.1 would print large numbers in exponent notation.
-local owner = redis.call('HGET', KEYS[1], 'owner')
-if not owner then
-  local time = redis.call('TIME')
-  local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-  local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-  local token = string.format('%.0f', math.max(last + 1, now))
-  redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
-  redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return {1, tonumber(token), 1}
-end
-if owner == ARGV[1] then
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+if held[1] == ARGV[1] and held[2] == ARGV[5] then
   local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
   -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
   if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
     redis.call('PEXPIRE', KEYS[1], ARGV[2])
   end
-  return {1, tonumber(redis.call('HGET', KEYS[1], 'token')), count}
+  return {1, tonumber(held[2]), count}
 end
-return {0, redis.call('PTTL', KEYS[1])}
+if held[1] and held[1] ~= ARGV[1] then
+  return {0, redis.call('PTTL', KEYS[1])}
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local last = tonumber(redis.call('GET', KEYS[2]) or '0')
+local token = string.format('%.0f', math.max(last + 1, now))
+redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {1, tonumber(token), 1}

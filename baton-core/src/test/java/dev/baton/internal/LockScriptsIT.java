@@ -57,6 +57,16 @@ class LockScriptsIT {
     }
 
     @Test
+    void anAcquisitionTheOwnerDoesNotKnowAboutIsReplacedNotReentered() {
+        long forgotten = (Long) acquire("a", 10_000, 0).get(1); // say its reply was lost to a timeout
+        List<Object> fresh = acquire("a", 10_000, 0);
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(forgotten);
+        assertThat(fresh.get(2)).as("a fresh hold, not a re-entry").isEqualTo(1L);
+        assertThat(acquire("a", 10_000, (Long) fresh.get(1))).containsExactly(1L, fresh.get(1), 2L);
+    }
+
+    @Test
     void tokensComeFromRedisTimeAndNeverRepeat() {
         long before = micros(commands.time());
         long token = (Long) acquire("a", 10_000).get(1);
@@ -85,7 +95,7 @@ class LockScriptsIT {
         LockKeys missing = LockKeys.of("t", "missing");
         acquire("a", 1_000);
         commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI, new String[] {other.lock(), other.counter()},
-                "c", "1000", "h", "60000");
+                "c", "1000", "h", "60000", "0");
         List<Long> renewed = commands.eval(Script.LOCK_RENEW.body(), ScriptOutputType.MULTI,
                 new String[] {keys.lock(), other.lock(), missing.lock()}, "30000", "a", "not-c", "a");
         assertThat(renewed).containsExactly(1L, 0L, 0L);
@@ -116,9 +126,19 @@ class LockScriptsIT {
     }
 
     private List<Object> acquire(String owner, long leaseMillis) {
+        return acquire(owner, leaseMillis, heldToken(owner));
+    }
+
+    private List<Object> acquire(String owner, long leaseMillis, long heldToken) {
         return commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.counter()}, owner, Long.toString(leaseMillis), "holder of " + owner,
-                "60000");
+                "60000", Long.toString(heldToken));
+    }
+
+    /** The token the owner holds, as a caller that tracks its holds would pass it. */
+    private long heldToken(String owner) {
+        return owner.equals(commands.hget(keys.lock(), "owner")) ? Long.parseLong(commands.hget(keys.lock(), "token"))
+                : 0;
     }
 
     private long release(String owner, long token) {

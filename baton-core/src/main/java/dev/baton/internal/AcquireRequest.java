@@ -1,0 +1,13 @@
+package dev.baton.internal;
+
+/**
+ * What one acquisition asks Redis for ({@code lock-acquire.lua}'s arguments).
+ *
+ * @param keys        the lock
+ * @param owner       owner id (thread-owned or lease)
+ * @param holder      description of the requesting process and thread, for operators
+ * @param leaseMillis lease to set (or lengthen, on re-entry)
+ * @param heldToken   token of the hold the owner already has and may re-enter, 0 if none
+ */
+record AcquireRequest(LockKeys keys, String owner, String holder, long leaseMillis, long heldToken) {
+}
