@@ -19,6 +19,7 @@ public final class BatonConfig {
     private final Duration commandTimeout;
     private final Duration recheckInterval;
     private final Duration fencingTokenRetention;
+    private final int localHandoffLimit;
 
     private BatonConfig(Builder b) {
         this.uri = b.uri;
@@ -27,6 +28,7 @@ public final class BatonConfig {
         this.commandTimeout = b.commandTimeout;
         this.recheckInterval = b.recheckInterval;
         this.fencingTokenRetention = b.fencingTokenRetention;
+        this.localHandoffLimit = b.localHandoffLimit;
     }
 
     public static Builder builder() {
@@ -69,11 +71,22 @@ public final class BatonConfig {
         return fencingTokenRetention;
     }
 
+    /**
+     * How many times in a row a lock released by one thread of this Baton may go straight to another thread of this
+     * Baton that waits for it (default 8; 0 turns it off). A handoff takes one Redis round trip instead of a release,
+     * a notification and a new acquisition, and the lock is never free in between; after this many, the lock is
+     * released to everyone, so threads of other processes get their turn.
+     */
+    public int localHandoffLimit() {
+        return localHandoffLimit;
+    }
+
     @Override
     public String toString() {
         return "BatonConfig{uri=" + redactedUri(uri) + ", namespace=" + namespace + ", watchdogLease=" + watchdogLease
                 + ", commandTimeout=" + commandTimeout + ", recheckInterval=" + recheckInterval
-                + ", fencingTokenRetention=" + fencingTokenRetention + "}";
+                + ", fencingTokenRetention=" + fencingTokenRetention + ", localHandoffLimit=" + localHandoffLimit
+                + "}";
     }
 
     /** The URI with any user info replaced by {@code ***}; safe for logs and messages. */
@@ -94,6 +107,7 @@ public final class BatonConfig {
         private Duration commandTimeout = Duration.ofSeconds(3);
         private Duration recheckInterval = Duration.ofSeconds(1);
         private Duration fencingTokenRetention = Duration.ofDays(1);
+        private int localHandoffLimit = 8;
 
         private Builder() {
         }
@@ -129,9 +143,14 @@ public final class BatonConfig {
             return this;
         }
 
+        public Builder localHandoffLimit(int localHandoffLimit) {
+            this.localHandoffLimit = localHandoffLimit;
+            return this;
+        }
+
         /**
          * @throws IllegalArgumentException if the URI is missing or malformed, the namespace is blank or contains
-         *         braces, a duration is not positive, or the watchdog lease is not longer than the command timeout
+         *         braces, a duration is not positive, the handoff limit is negative, or the watchdog lease is not longer than the command timeout
          */
         public BatonConfig build() {
             if (uri == null || uri.isBlank()) {
@@ -147,6 +166,9 @@ public final class BatonConfig {
             requirePositive(commandTimeout, "commandTimeout");
             requirePositive(recheckInterval, "recheckInterval");
             requirePositive(fencingTokenRetention, "fencingTokenRetention");
+            if (localHandoffLimit < 0) {
+                throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
+            }
             if (watchdogLease.compareTo(commandTimeout) <= 0) {
                 throw new IllegalArgumentException("watchdogLease (" + watchdogLease
                         + ") must be longer than commandTimeout (" + commandTimeout

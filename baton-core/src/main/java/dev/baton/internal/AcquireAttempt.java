@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One wait for a lock, driven entirely by callbacks so that no thread is parked (blocking callers simply wait on
@@ -13,14 +13,20 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <pre>
  *   try --acquired--> done(grant)
  *    |--held, no wait allowed or deadline passed--> done(null)
- *    |--held, not yet subscribed--> subscribe, then try again (a release before the subscription is not missed)
+ *    |--held, not subscribed when the try was sent--> subscribe, then try again (no release slips through)
  *    |--held, a release message came meanwhile (epoch moved)--> try again at once
- *    '--held--> arm: sleep until a release message wakes us, or min(recheck, lock's pttl, deadline) passes; try again
+ *    '--held--> WAITING: until a release message wakes us, min(recheck, lock's pttl, deadline) passes,
+ *               or a local holder hands the lock straight to us (claim); then try again
  * </pre>
  *
- * The attempt ends exactly once: acquired, timed out ({@code null}), failed (Redis unavailable) or cancelled. However
- * it ends, it leaves nothing behind: timers cancelled, waiter unregistered (the subscription goes with the last
- * waiter), and an acquisition that succeeded in Redis after the attempt had already ended is released again.
+ * When another owner of the same Baton holds the lock, the attempt skips the first try and waits at once: the
+ * local holder will either hand the lock over or publish its release, because it sees this waiter.
+ *
+ * <p>The phase ({@code SENDING}, {@code WAITING}, {@code CLAIMED}) decides who may act: only a WAITING attempt can
+ * be woken, re-checked or claimed, each by one compare-and-set, so at most one try is ever in flight. The attempt
+ * ends exactly once: acquired, timed out ({@code null}), failed (Redis unavailable) or cancelled. However it ends,
+ * it leaves nothing behind: timers cancelled, waiter unregistered, and an acquisition that succeeded in Redis after
+ * the attempt had already ended is released again.
  */
 final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
@@ -28,18 +34,23 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     record Grant(long token, int holdCount, long sentAtNanos) {
     }
 
-    final CompletableFuture<Grant> result = new CompletableFuture<>();
+    private static final int SENDING = 0;
+    private static final int WAITING = 1;
+    private static final int CLAIMED = 2;
+
+    /** The hold, or null if the wait ran out; completed exceptionally if Redis failed or the attempt was cancelled. */
+    final CompletableFuture<Hold> result = new CompletableFuture<>();
 
     private final LockEngine engine;
     private final AcquireRequest request;
     private final LockKeys keys;
     private final boolean waits;
     private final long deadlineNanos;
-    private final AtomicBoolean armed = new AtomicBoolean();
+    private final AtomicInteger phase = new AtomicInteger(SENDING);
 
     private volatile boolean registered;
     private volatile boolean holdsWakeUp;
-    private volatile long epochAtSend;
+    private volatile long epochSeen = -1;
     private volatile ScheduledFuture<?> recheckTimer;
     private volatile ScheduledFuture<?> deadlineTimer;
     private volatile CompletableFuture<Void> settled = CompletableFuture.completedFuture(null);
@@ -55,11 +66,19 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         this.deadlineNanos = waitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + waitNanos;
     }
 
+    boolean waits() {
+        return waits;
+    }
+
     AcquireAttempt start() {
         if (waits && deadlineNanos != Long.MAX_VALUE) {
             deadlineTimer = engine.schedule(this::expire, deadlineNanos - System.nanoTime());
         }
-        send();
+        if (waits && engine.heldLocallyByOther(keys, request.owner())) {
+            waitForLocalHolder();
+        } else {
+            send();
+        }
         return this;
     }
 
@@ -76,7 +95,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     @Override
     public boolean wake() {
-        if (!armed.compareAndSet(true, false)) {
+        if (!phase.compareAndSet(WAITING, SENDING)) {
             return false;
         }
         holdsWakeUp = true;
@@ -85,13 +104,67 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return true;
     }
 
+    /** A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). */
+    @Override
+    public boolean claim() {
+        if (result.isDone() || !phase.compareAndSet(WAITING, CLAIMED)) {
+            return false;
+        }
+        cancelRecheck();
+        return true;
+    }
+
+    AcquireRequest request() {
+        return request;
+    }
+
+    /** The handoff of a claimed attempt is under way; it settles when {@code handoff} completes. */
+    void settleWith(CompletableFuture<Void> handoff) {
+        settled = handoff;
+    }
+
+    /** The local holder handed the lock over: Redis now records this attempt's owner with {@code token}. */
+    CompletableFuture<Void> handedOver(long token, long sentAtNanos) {
+        return acquired(new Grant(token, 1, sentAtNanos));
+    }
+
+    /** The handoff did not happen (the holder had lost the lock, or Redis failed): try on our own. */
+    void handoffFailed() {
+        if (phase.compareAndSet(CLAIMED, SENDING)) {
+            send();
+        }
+    }
+
+    private void waitForLocalHolder() {
+        registered = true;
+        phase.set(WAITING);
+        // Register first, then look at the local holder again: either its unlock sees us (and hands over or
+        // publishes), or we see it gone and try.
+        CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
+        boolean stillHeld = engine.heldLocallyByOther(keys, request.owner());
+        subscription.whenComplete((v, e) -> {
+            if (result.isDone()) {
+                engine.notifications().unregister(keys.channel(), this);
+            } else if (e != null) {
+                fail(e);
+            } else {
+                epochSeen = engine.notifications().epoch(keys.channel());
+                if (stillHeld && engine.heldLocallyByOther(keys, request.owner())) {
+                    arm(0);
+                } else {
+                    recheck();
+                }
+            }
+        });
+    }
+
     private void send() {
         if (result.isDone()) {
             return;
         }
-        epochAtSend = engine.notifications().epoch(keys.channel());
+        epochSeen = engine.notifications().epoch(keys.channel());
         long sentAt = System.nanoTime();
-        settled = engine.<List<Object>>tryAcquire(request)
+        settled = engine.<List<Object>>tryAcquire(request, waits)
                 .handle((reply, error) -> onReply(reply, error, sentAt))
                 .thenCompose(f -> f);
     }
@@ -99,19 +172,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     /** @return a future that completes when any clean-up this reply triggered is done */
     private CompletableFuture<Void> onReply(List<Object> reply, Throwable error, long sentAt) {
         if (error != null) {
-            if (result.completeExceptionally(engine.translate(error))) {
-                cleanUp();
-            }
+            fail(error);
             return CompletableFuture.completedFuture(null);
         }
         if (((Long) reply.get(0)) == 1L) {
-            Grant grant = new Grant((Long) reply.get(1), ((Long) reply.get(2)).intValue(), sentAt);
-            if (result.complete(grant)) {
-                cleanUp();
-                return CompletableFuture.completedFuture(null);
-            }
-            // The caller gave up while this try was in flight: undo the acquisition it no longer wants.
-            return engine.releaseOrphan(keys, request.owner(), grant.token());
+            return acquired(new Grant((Long) reply.get(1), ((Long) reply.get(2)).intValue(), sentAt));
         }
         holdsWakeUp = false;
         if (result.isDone()) {
@@ -123,26 +188,51 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             }
             return CompletableFuture.completedFuture(null);
         }
-        if (!registered) {
-            registered = true;
-            engine.notifications().register(keys.channel(), this).whenComplete((v, e) -> {
-                if (result.isDone()) {
-                    // Ended while subscribing: clean-up may have run before the waiter was added.
-                    engine.notifications().unregister(keys.channel(), this);
-                } else if (e != null) {
-                    if (result.completeExceptionally(engine.translate(e))) {
-                        cleanUp();
-                    }
-                } else {
-                    send();
-                }
-            });
+        long pttl = (Long) reply.get(1);
+        if (registered) {
+            phase.set(WAITING);
+            arm(pttl);
             return CompletableFuture.completedFuture(null);
         }
-        arm((Long) reply.get(1));
+        registered = true;
+        boolean listeningWhenSent = epochSeen != -1;
+        CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
+        if (listeningWhenSent && subscription.isDone() && !subscription.isCompletedExceptionally()) {
+            // The subscription was live before our try ran: a release after it moved the epoch.
+            phase.set(WAITING);
+            arm(pttl);
+        } else {
+            subscription.whenComplete((v, e) -> {
+                if (result.isDone()) {
+                    engine.notifications().unregister(keys.channel(), this); // clean-up may have run before we were added
+                } else if (e != null) {
+                    fail(e);
+                } else {
+                    send(); // the re-check after subscribing: a release before it cannot be missed
+                }
+            });
+        }
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * Redis granted the lock. The hold is registered right here, on the thread that heard it, so that other local
+     * threads see the lock as held locally before the caller even wakes up.
+     */
+    private CompletableFuture<Void> acquired(Grant grant) {
+        if (!result.isDone()) {
+            Hold hold = engine.granted(request, grant);
+            if (result.complete(hold)) {
+                cleanUp();
+                return CompletableFuture.completedFuture(null);
+            }
+            engine.abandon(hold, grant);
+        }
+        // The caller gave up while the grant was on its way: undo the acquisition it no longer wants.
+        return engine.releaseOrphan(keys, request.owner(), grant.token());
+    }
+
+    /** In phase WAITING: sleep until woken, claimed, or the re-check delay passes. */
     private void arm(long pttlMillis) {
         long delay = engine.recheckNanos();
         if (pttlMillis > 0) {
@@ -151,10 +241,9 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (deadlineNanos != Long.MAX_VALUE) {
             delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
         }
-        armed.set(true);
         recheckTimer = engine.schedule(this::recheck, delay);
-        // A release that arrived between our try and arming moved the epoch: go again rather than sleep through it.
-        if (engine.notifications().epoch(keys.channel()) != epochAtSend) {
+        // A release that arrived since our try moved the epoch: go again rather than sleep through it.
+        if (engine.notifications().epoch(keys.channel()) != epochSeen) {
             recheck();
         }
         if (result.isDone()) {
@@ -163,9 +252,15 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     private void recheck() {
-        if (armed.compareAndSet(true, false)) {
+        if (phase.compareAndSet(WAITING, SENDING)) {
             cancelRecheck();
             send();
+        }
+    }
+
+    private void fail(Throwable error) {
+        if (result.completeExceptionally(engine.translate(error))) {
+            cleanUp();
         }
     }
 
@@ -176,7 +271,6 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     private void cleanUp() {
-        armed.set(false);
         cancelRecheck();
         ScheduledFuture<?> d = deadlineTimer;
         if (d != null) {

@@ -8,6 +8,9 @@ package dev.baton.internal;
  * @param holder      description of the requesting process and thread, for operators
  * @param leaseMillis lease to set (or lengthen, on re-entry)
  * @param heldToken   token of the hold the owner already has and may re-enter, 0 if none
+ * @param watchdog    whether the hold is renewed by the watchdog (no explicit lease)
+ * @param threadOwned whether the owner is a thread (re-entrant) rather than a lease
  */
-record AcquireRequest(LockKeys keys, String owner, String holder, long leaseMillis, long heldToken) {
+record AcquireRequest(LockKeys keys, String owner, String holder, long leaseMillis, long heldToken, boolean watchdog,
+                      boolean threadOwned) {
 }

@@ -36,9 +36,12 @@ public final class LockEngine implements AutoCloseable {
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
     private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
+    /** The hold of this Baton on each lock it holds, by lock key: lets local waiters queue without asking Redis. */
+    private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final long recheckNanos;
     private final String tokenRetentionMillis;
+    private final int localHandoffLimit;
 
     private LockEngine(BatonConfig config) {
         this.config = config;
@@ -55,10 +58,13 @@ public final class LockEngine implements AutoCloseable {
                     t.setDaemon(true);
                     return t;
                 });
-        this.notifications = new ReleaseNotifications(gateway);
+        // Keep a subscription a little after its last waiter left, so a hot lock does not resubscribe every time.
+        long lingerNanos = Math.min(config.recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
+        this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
         this.tokenRetentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
+        this.localHandoffLimit = config.localHandoffLimit();
         watchdog.start();
     }
 
@@ -109,44 +115,63 @@ public final class LockEngine implements AutoCloseable {
      * Starts an attempt for the calling thread (its name is recorded as the holder's thread). A thread-owned attempt
      * may re-enter the thread's current hold; a lease attempt never re-enters.
      */
-    AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, long waitNanos, boolean threadOwned) {
+    AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
+                           boolean threadOwned) {
         checkOpen();
         Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
-                heldToken);
+                heldToken, watchdogLease, threadOwned);
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
-    <T> CompletableFuture<T> tryAcquire(AcquireRequest r) {
+    <T> CompletableFuture<T> tryAcquire(AcquireRequest r, boolean willWait) {
         return gateway.run(Script.LOCK_ACQUIRE, ScriptOutputType.MULTI, new String[] {r.keys().lock(),
                 r.keys().counter()}, r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
-                Long.toString(r.heldToken()));
+                Long.toString(r.heldToken()), willWait ? "1" : "0");
+    }
+
+    /** Whether another owner of this Baton holds the lock, as far as this Baton knows. */
+    boolean heldLocallyByOther(LockKeys keys, String owner) {
+        Hold h = localHolders.get(keys.lock());
+        return h != null && h.isHeld() && !h.owner.equals(owner);
     }
 
     /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
-    Hold granted(LockKeys keys, String owner, AcquireAttempt.Grant grant, long leaseMillis, boolean watchdogLease,
-                 boolean threadOwned) {
-        long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
-        Hold existing = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
+    Hold granted(AcquireRequest r, AcquireAttempt.Grant grant) {
+        long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(r.leaseMillis());
+        Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.keys(), r.owner())) : null;
         if (existing != null && existing.isHeld()) {
             if (existing.token == grant.token()) {
-                existing.reentered(grant.holdCount(), watchdogLease, expiresAt);
+                existing.reentered(grant.holdCount(), r.watchdog(), expiresAt);
                 track(existing);
                 return existing;
             }
             // Redis granted a fresh acquisition, so the hold we believed in was lost before we noticed.
             lost(existing, "the lock was found deleted or owned by someone else at re-entry");
         }
-        Hold hold = new Hold(keys, owner, grant.token(), grant.holdCount(), watchdogLease, expiresAt);
-        if (threadOwned) {
-            threadHolds.put(holdKey(keys, owner), hold);
+        Hold hold = new Hold(r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(), expiresAt);
+        if (r.threadOwned()) {
+            threadHolds.put(holdKey(r.keys(), r.owner()), hold);
         }
         track(hold);
         return hold;
     }
 
+    /** Undoes {@link #granted} for a caller that gave up meanwhile (the orphan is then released in Redis). */
+    void abandon(Hold hold, AcquireAttempt.Grant grant) {
+        if (grant.holdCount() > 1) {
+            hold.setCount(hold.count() - 1); // it was a re-entry: the outer hold stays
+            return;
+        }
+        watchdog.unwatch(hold);
+        localHolders.remove(hold.keys.lock(), hold);
+        threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
+        hold.markReleased();
+    }
+
     private void track(Hold hold) {
+        localHolders.put(hold.keys.lock(), hold);
         if (hold.watchdog()) {
             watchdog.watch(hold);
             hold.expiryTimer(null);
@@ -163,7 +188,8 @@ public final class LockEngine implements AutoCloseable {
 
     /**
      * Releases one hold count in Redis. When the last count goes, the hold leaves the watchdog first, so no renewal
-     * can follow the release.
+     * can follow the release; and if another owner of this Baton is waiting, the lock goes straight to it (at most
+     * {@code localHandoffLimit} times in a row, so other processes get their turn).
      *
      * @return the hold count left in Redis, or -1 if Redis no longer had the lock for this owner
      */
@@ -171,11 +197,20 @@ public final class LockEngine implements AutoCloseable {
         boolean last = hold.count() <= 1;
         if (last) {
             watchdog.unwatch(hold);
+            // Before looking for local waiters: a waiter registers first and then looks for us (Dekker-style), so
+            // either we see it here or it sees the lock as no longer held locally and asks Redis.
+            localHolders.remove(hold.keys.lock(), hold);
+            ReleaseNotifications.Waiter next = localHandoffLimit == 0 ? null
+                    : notifications.claimForHandoff(hold.keys.channel(), localHandoffLimit);
+            if (next != null) {
+                return handOver(hold, (AcquireAttempt) next);
+            }
         }
         long left;
         try {
             left = gateway.await(gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER,
-                    new String[] {hold.keys.lock()}, hold.owner, Long.toString(hold.token), hold.keys.channel()));
+                    new String[] {hold.keys.lock()}, hold.owner, Long.toString(hold.token), hold.keys.channel(),
+                    notifications.hasWaiters(hold.keys.channel()) ? "1" : "0"));
         } catch (RuntimeException e) {
             if (last) {
                 hold.markReleased(); // we gave it up; it expires with its lease
@@ -196,10 +231,43 @@ public final class LockEngine implements AutoCloseable {
         return (int) left;
     }
 
+    /** Passes the lock from {@code from} to a claimed local waiter in one script; the waiter's try never happens. */
+    private int handOver(Hold from, AcquireAttempt to) {
+        AcquireRequest next = to.request();
+        long sentAt = System.nanoTime();
+        CompletableFuture<Long> reply = gateway.run(Script.LOCK_HANDOFF, ScriptOutputType.INTEGER,
+                new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
+                next.owner(), Long.toString(next.leaseMillis()), next.holder(), tokenRetentionMillis);
+        // The releasing thread waits until the new owner's hold is registered, so that when it loops back to
+        // lock() it already sees the lock held locally and queues behind it instead of asking Redis.
+        CompletableFuture<Long> registered = reply.whenComplete((token, e) -> {
+            if (e == null && token > 0) {
+                to.settleWith(to.handedOver(token, sentAt));
+            } else {
+                to.handoffFailed();
+            }
+        });
+        long token;
+        try {
+            token = gateway.await(registered);
+        } catch (RuntimeException e) {
+            from.markReleased(); // we gave it up; it expires with its lease
+            throw e;
+        }
+        if (token < 0) {
+            lost(from, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
+                    + "or lost by Redis)");
+            return -1;
+        }
+        from.markReleased();
+        return 0;
+    }
+
     /** Best-effort release of an acquisition nobody wants any more (its caller timed out or was cancelled). */
     CompletableFuture<Void> releaseOrphan(LockKeys keys, String owner, long token) {
         return gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()},
-                owner, Long.toString(token), keys.channel()).handle((v, e) -> null);
+                owner, Long.toString(token), keys.channel(), notifications.hasWaiters(keys.channel()) ? "1" : "0")
+                .handle((v, e) -> null);
     }
 
     void forgetThreadHold(Hold hold) {
@@ -212,6 +280,7 @@ public final class LockEngine implements AutoCloseable {
 
     void lost(Hold hold, String reason) {
         watchdog.unwatch(hold);
+        localHolders.remove(hold.keys.lock(), hold);
         if (hold.markLost(reason)) {
             completeForUser(() -> hold.lost.complete(null));
         }
@@ -278,11 +347,13 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** What this engine is keeping track of right now; for leak tests and diagnostics. */
-    record Bookkeeping(int renewedHolds, int threadHolds, int waitedLockNames, int waiters, int scheduledTasks) {
+    record Bookkeeping(int renewedHolds, int threadHolds, int localHolders, int waitedLockNames, int waiters,
+                       int scheduledTasks) {
     }
 
     Bookkeeping bookkeeping() {
-        return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), notifications.channelCount(),
+        return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), localHolders.size(),
+                notifications.channelCount(),
                 notifications.waiterCount(), scheduler.getQueue().size());
     }
 

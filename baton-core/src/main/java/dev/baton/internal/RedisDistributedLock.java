@@ -138,36 +138,29 @@ final class RedisDistributedLock implements DistributedLock {
 
     private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
         boolean interrupted = Thread.interrupted();
-        AcquireAttempt attempt = engine.attempt(keys, engine.threadOwner(), leaseMillis, Long.MAX_VALUE, true);
-        AcquireAttempt.Grant grant;
-        while (true) {
-            try {
-                grant = attempt.result.get();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            } catch (ExecutionException e) {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
+        AcquireAttempt attempt = engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease,
+                Long.MAX_VALUE, true);
+        try {
+            while (true) {
+                try {
+                    attempt.result.get();
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw engine.translate(e.getCause());
                 }
-                throw engine.translate(e.getCause());
             }
-        }
-        engine.granted(keys, engine.threadOwner(), grant, leaseMillis, watchdogLease, true);
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
     private boolean acquireForThread(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
-        String owner = engine.threadOwner();
-        AcquireAttempt.Grant grant = await(engine.attempt(keys, owner, leaseMillis, waitNanos, true));
-        if (grant == null) {
-            return false;
-        }
-        engine.granted(keys, owner, grant, leaseMillis, watchdogLease, true);
-        return true;
+        return await(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease, waitNanos, true)) != null;
     }
 
     // ---- handle-owned ----
@@ -188,18 +181,17 @@ final class RedisDistributedLock implements DistributedLock {
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         long waitNanos = waitNanos(wait);
-        String owner = engine.newLeaseOwner();
-        AcquireAttempt attempt = engine.attempt(keys, owner, watchdogLeaseMillis, waitNanos, false);
+        AcquireAttempt attempt = engine.attempt(keys, engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos,
+                false);
         CompletableFuture<Lease> lease = new CompletableFuture<>();
-        attempt.result.whenComplete((grant, error) -> {
+        attempt.result.whenComplete((hold, error) -> {
             if (error != null) {
                 Throwable failure = error instanceof CancellationException ? error : engine.translate(error);
                 engine.completeForUser(() -> lease.completeExceptionally(failure));
-            } else if (grant == null) {
+            } else if (hold == null) {
                 engine.completeForUser(() -> lease.completeExceptionally(timeout(wait)));
             } else {
-                Lease granted = new RedisLease(engine,
-                        engine.granted(keys, owner, grant, watchdogLeaseMillis, true, false));
+                Lease granted = new RedisLease(engine, hold);
                 engine.completeForUser(() -> {
                     if (!lease.complete(granted)) {
                         granted.close(); // the caller cancelled meanwhile
@@ -217,13 +209,8 @@ final class RedisDistributedLock implements DistributedLock {
 
     private Optional<Lease> acquireLease(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
-        String owner = engine.newLeaseOwner();
-        AcquireAttempt.Grant grant = await(engine.attempt(keys, owner, leaseMillis, waitNanos, false));
-        if (grant == null) {
-            return Optional.empty();
-        }
-        return Optional.of(new RedisLease(engine, engine.granted(keys, owner, grant, leaseMillis, watchdogLease,
-                false)));
+        Hold hold = await(engine.attempt(keys, engine.newLeaseOwner(), leaseMillis, watchdogLease, waitNanos, false));
+        return hold == null ? Optional.empty() : Optional.of(new RedisLease(engine, hold));
     }
 
     // ---- anyone ----
@@ -247,7 +234,7 @@ final class RedisDistributedLock implements DistributedLock {
      * Waits for an attempt; on interrupt abandons it and waits (bounded) until an acquisition that was in flight has
      * been undone, so the caller leaves nothing behind.
      */
-    private AcquireAttempt.Grant await(AcquireAttempt attempt) throws InterruptedException {
+    private Hold await(AcquireAttempt attempt) throws InterruptedException {
         try {
             return attempt.result.get();
         } catch (InterruptedException e) {
@@ -255,6 +242,12 @@ final class RedisDistributedLock implements DistributedLock {
                 attempt.cancel().get(engine.gateway().commandTimeout().toMillis() * 2, TimeUnit.MILLISECONDS);
             } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
                 // best effort: an orphaned acquisition still expires with its lease
+            }
+            if (!attempt.result.isCancelled() && !attempt.result.isCompletedExceptionally()
+                    && attempt.result.getNow(null) != null) {
+                // Acquired just before the interrupt won: keep the lock and the interrupt, like ReentrantLock.
+                Thread.currentThread().interrupt();
+                return attempt.result.getNow(null);
             }
             throw e;
         } catch (ExecutionException e) {

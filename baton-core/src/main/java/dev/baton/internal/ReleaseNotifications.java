@@ -7,16 +7,22 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
- * Release notifications for all waiters of one Baton over one shared pub/sub connection: one subscription per lock
- * name that has local waiters, dropped when the last of them leaves.
+ * The local waiters of one Baton and their release notifications, over one shared pub/sub connection: one
+ * subscription per lock name that has local waiters, kept for a short linger after the last one leaves (so a hot
+ * lock does not subscribe and unsubscribe on every acquisition), then dropped.
  *
- * <p>A release message wakes <em>one</em> armed local waiter (no thundering herd inside a process) and bumps the
- * channel's {@linkplain #epoch epoch}. A waiter whose attempt was in flight when the message came sees the epoch
- * change and tries again at once instead of sleeping, so a release is never missed between a failed attempt and
- * arming. Messages lost on a reconnect are covered by each waiter's bounded re-check.
+ * <p>A release message wakes <em>one</em> waiting local waiter (no thundering herd inside a process) and moves the
+ * channel's {@linkplain #epoch epoch}. A waiter whose try was in flight when the message came sees the epoch change
+ * and tries again at once instead of sleeping, so a release is never missed between a failed try and waiting.
+ * Messages lost on a reconnect are covered by each waiter's bounded re-check.
+ *
+ * <p>It also keeps the count of consecutive local handoffs per lock, which bounds how long one Baton can pass a lock
+ * among its own threads while other processes wait.
  *
  * <p>Subscribe and unsubscribe commands of one channel are chained, so Redis sees them in the order they were
  * decided even though they are asynchronous.
@@ -25,31 +31,60 @@ final class ReleaseNotifications {
 
     /** A local waiter for a lock's release. */
     interface Waiter {
-        /** Called on a release message; returns true if this waiter took the wake-up (it was armed). */
+        /** Called on a release message; returns true if this waiter took the wake-up (it was waiting). */
         boolean wake();
+
+        /** Called by a local holder about to hand the lock over; true if this waiter takes it. */
+        boolean claim();
+    }
+
+    /** Schedules a task on the Baton's scheduler. */
+    interface Timers {
+        ScheduledFuture<?> schedule(Runnable task, long delayNanos);
     }
 
     private static final class Channel {
         final Deque<Waiter> waiters = new ConcurrentLinkedDeque<>();
-        final AtomicLong epoch = new AtomicLong();
+        final AtomicLong epoch;
         CompletableFuture<Void> lastCommand = CompletableFuture.completedFuture(null); // guarded by the registry
         CompletableFuture<Void> subscription;                                          // null = not subscribed
+        ScheduledFuture<?> linger;                                                      // pending unsubscribe
+        int localHandoffs;                                                              // guarded by the registry
+
+        Channel(long epochBase) {
+            this.epoch = new AtomicLong(epochBase);
+        }
+
+        boolean listening() {
+            CompletableFuture<Void> s = subscription;
+            return s != null && s.isDone() && !s.isCompletedExceptionally();
+        }
     }
 
     private final RedisGateway gateway;
+    private final Timers timers;
+    private final long lingerNanos;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final AtomicLong epochBases = new AtomicLong();
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection; // guarded by this
 
-    ReleaseNotifications(RedisGateway gateway) {
+    ReleaseNotifications(RedisGateway gateway, Timers timers, long lingerNanos) {
         this.gateway = gateway;
+        this.timers = timers;
+        this.lingerNanos = lingerNanos;
     }
 
     /**
-     * Adds a waiter for a channel; the returned future completes once Redis confirmed the subscription, so an attempt
+     * Adds a waiter for a channel; the returned future completes once Redis confirmed the subscription, so a try
      * made after it cannot miss a release.
      */
     synchronized CompletableFuture<Void> register(String channel, Waiter waiter) {
-        Channel c = channels.computeIfAbsent(channel, k -> new Channel());
+        // Each channel object starts its epochs in its own range, so a waiter can tell a re-created channel apart.
+        Channel c = channels.computeIfAbsent(channel, k -> new Channel(epochBases.incrementAndGet() << 32));
+        if (c.linger != null) {
+            c.linger.cancel(false);
+            c.linger = null;
+        }
         c.waiters.add(waiter);
         if (c.subscription == null || c.subscription.isCompletedExceptionally()) {
             c.subscription = chain(c, () -> connection().thenCompose(
@@ -58,31 +93,69 @@ final class ReleaseNotifications {
         return c.subscription;
     }
 
-    /** Removes a waiter; the last one leaving unsubscribes. */
+    /** Removes a waiter; when the last one leaves, the subscription is dropped after the linger. */
     synchronized void unregister(String channel, Waiter waiter) {
         Channel c = channels.get(channel);
-        if (c == null || !c.waiters.remove(waiter) || !c.waiters.isEmpty()) {
+        if (c == null || !c.waiters.remove(waiter) || !c.waiters.isEmpty() || c.linger != null) {
             return;
         }
+        c.linger = timers.schedule(() -> unsubscribeIfIdle(channel, c), lingerNanos);
+    }
+
+    private synchronized void unsubscribeIfIdle(String channel, Channel c) {
+        if (!c.waiters.isEmpty() || c.linger == null || channels.get(channel) != c) {
+            return;
+        }
+        c.linger = null;
         c.subscription = null;
         CompletableFuture<Void> unsubscribed = chain(c, () -> connection().thenCompose(
                 conn -> conn.async().unsubscribe(channel).toCompletableFuture().thenApply(v -> null)));
         unsubscribed.whenComplete((v, e) -> {
             synchronized (this) {
-                if (c.lastCommand == unsubscribed && c.waiters.isEmpty()) {
+                if (c.lastCommand == unsubscribed && c.waiters.isEmpty() && c.subscription == null) {
                     channels.remove(channel, c);
                 }
             }
         });
     }
 
-    /** Current epoch of a channel: it grows with every release message received; -1 if nobody waits on it. */
+    /**
+     * The channel's epoch, which grows with every release message received; -1 unless the channel's subscription
+     * is confirmed right now (a try sent at epoch -1 must re-check after subscribing).
+     */
     long epoch(String channel) {
         Channel c = channels.get(channel);
-        return c == null ? -1 : c.epoch.get();
+        return c == null || !c.listening() ? -1 : c.epoch.get();
     }
 
-    /** Wakes the first armed waiter of the channel, if any (used by a waiter that gives up holding a wake-up). */
+    /** Whether this Baton has waiters for the channel (its releases must then publish). */
+    boolean hasWaiters(String channel) {
+        Channel c = channels.get(channel);
+        return c != null && !c.waiters.isEmpty();
+    }
+
+    /**
+     * A waiter that agreed to take the lock straight from a local holder, or null. Null also once {@code limit}
+     * handoffs happened in a row: the lock must then be released to everyone, and the count starts again.
+     */
+    synchronized Waiter claimForHandoff(String channel, int limit) {
+        Channel c = channels.get(channel);
+        if (c == null) {
+            return null;
+        }
+        if (c.localHandoffs < limit) {
+            for (Waiter w : c.waiters) {
+                if (w.claim()) {
+                    c.localHandoffs++;
+                    return w;
+                }
+            }
+        }
+        c.localHandoffs = 0;
+        return null;
+    }
+
+    /** Wakes the first waiting waiter of the channel, if any (also used by a waiter passing on its wake-up). */
     void wakeOne(String channel) {
         Channel c = channels.get(channel);
         if (c != null) {
@@ -94,7 +167,7 @@ final class ReleaseNotifications {
         }
     }
 
-    /** Number of lock names with local waiters; for tests and diagnostics. */
+    /** Number of lock names subscribed or lingering; for tests and diagnostics. */
     int channelCount() {
         return channels.size();
     }
@@ -112,7 +185,7 @@ final class ReleaseNotifications {
         }
     }
 
-    private CompletableFuture<Void> chain(Channel c, java.util.function.Supplier<CompletableFuture<Void>> command) {
+    private CompletableFuture<Void> chain(Channel c, Supplier<CompletableFuture<Void>> command) {
         CompletableFuture<Void> next = c.lastCommand.handle((v, e) -> null).thenCompose(v -> command.get());
         c.lastCommand = next;
         return next;

@@ -15,6 +15,7 @@ import java.util.HexFormat;
 enum Script {
     LOCK_ACQUIRE("lock-acquire"),
     LOCK_RELEASE("lock-release"),
+    LOCK_HANDOFF("lock-handoff"),
     LOCK_RENEW("lock-renew"),
     LOCK_FORCE_UNLOCK("lock-force-unlock"),
     LOCK_INSPECT("lock-inspect");

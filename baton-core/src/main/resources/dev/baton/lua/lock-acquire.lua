@@ -1,12 +1,13 @@
 -- Acquire a reentrant lock, or re-enter it if the caller already holds it.
 --
--- KEYS[1]  lock hash: owner, count, token, holder (see docs/key-layout.md)
+-- KEYS[1]  lock hash: owner, count, token, holder, waiters (see docs/key-layout.md)
 -- KEYS[2]  fencing counter: the last token issued for this name
 -- ARGV[1]  owner id: "<baton instance>:t<thread id>" or "<baton instance>:L<lease number>"
 -- ARGV[2]  lease in milliseconds
 -- ARGV[3]  holder description for operators: "<instance> <pid> <host> <thread name>"
 -- ARGV[4]  fencing counter retention in milliseconds
 -- ARGV[5]  token of the hold the caller believes it has, "0" if none
+-- ARGV[6]  "1" if the caller will wait when the lock is held, "0" for a single try
 --
 -- Reply: {1, token, holdCount}  acquired (holdCount 1) or re-entered (holdCount > 1, same token)
 --        {0, pttl}              held by another owner; pttl = its remaining lease in ms
@@ -14,6 +15,9 @@
 -- A re-entry must name the token it re-enters. If the hash is ours but the caller does not know its token (an
 -- acquisition whose reply was lost to a timeout), it is replaced by a fresh acquisition instead of being counted:
 -- otherwise the caller's single unlock would leave a ghost hold behind.
+--
+-- A caller that is going to wait marks the hash ('waiters'), so that the release publishes a notification; a lock
+-- nobody waits for is released without one.
 --
 -- Fencing tokens are max(last + 1, Redis time in microseconds). The counter key may therefore expire once unused:
 -- a later token still exceeds every earlier one as long as the server clock has not stepped back by more than the
@@ -28,13 +32,20 @@ if held[1] == ARGV[1] and held[2] == ARGV[5] then
   return {1, tonumber(held[2]), count}
 end
 if held[1] and held[1] ~= ARGV[1] then
+  if ARGV[6] == '1' then
+    redis.call('HSET', KEYS[1], 'waiters', 1)
+  end
   return {0, redis.call('PTTL', KEYS[1])}
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local last = tonumber(redis.call('GET', KEYS[2]) or '0')
-local token = string.format('%.0f', math.max(last + 1, now))
-redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+local token = string.format('%.0f', now)
+-- One call in the usual case: store the clock and read the previous token at once.
+local last = tonumber(redis.call('SET', KEYS[2], token, 'PX', ARGV[4], 'GET') or '0')
+if last >= now then
+  token = string.format('%.0f', last + 1)
+  redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
+end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {1, tonumber(token), 1}

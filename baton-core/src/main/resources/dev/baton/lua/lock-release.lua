@@ -1,24 +1,26 @@
--- Release one hold of a lock; at hold count zero delete it and notify waiters.
+-- Release one hold of a lock; at hold count zero delete it and, if anyone waits, notify.
 --
 -- KEYS[1]  lock hash
 -- ARGV[1]  owner id
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  release channel (pub/sub) of this lock
+-- ARGV[4]  "1" to publish even if no waiter marked the hash (the releasing Baton has local waiters)
 --
 -- Reply: n > 0  still held by the owner with n holds left
---        0      released; one message was published on the channel
+--        0      released (and published on the channel if anyone waits)
 --        -1     this hold is gone (expired, force-unlocked, taken over): nothing changed
 --
 -- Matching the token as well as the owner makes a release precise: a late or reordered release (say, one retried
 -- after NOSCRIPT) can never remove a newer acquisition by the same thread.
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count', 'waiters')
 if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
   return -1
 end
-local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
-if count > 0 then
-  return count
+if held[3] ~= '1' then
+  return redis.call('HINCRBY', KEYS[1], 'count', -1)
 end
 redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', ARGV[3], 'released')
+if held[4] or ARGV[4] == '1' then
+  redis.call('PUBLISH', ARGV[3], 'released')
+end
 return 0

@@ -90,12 +90,46 @@ class LockScriptsIT {
     }
 
     @Test
+    void aReleasePublishesOnlyWhenSomebodyWaits() {
+        long before = publishes();
+        long token = (Long) acquire("a", 10_000).get(1);
+        assertThat(release("a", token)).isZero();
+        assertThat(publishes() - before).as("nobody waited").isZero();
+
+        token = (Long) acquire("a", 10_000).get(1);
+        List<Object> refused = commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()}, "b", "1000", "h", "60000", "0", "1");
+        assertThat(refused.get(0)).isEqualTo(0L);
+        assertThat(commands.hget(keys.lock(), "waiters")).isEqualTo("1");
+        assertThat(release("a", token)).isZero();
+        assertThat(publishes() - before).as("b waits").isOne();
+    }
+
+    @Test
+    void handoffPassesTheLockWithANewTokenOnlyFromItsSoleHold() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        acquire("a", 10_000);
+        assertThat(handoff("a", token, "b")).as("a holds it twice").isEqualTo(-1L);
+        release("a", token);
+        assertThat(handoff("x", token, "b")).as("not the owner").isEqualTo(-1L);
+        assertThat(handoff("a", token - 1, "b")).as("stale token").isEqualTo(-1L);
+        long next = handoff("a", token, "b");
+        assertThat(next).isGreaterThan(token);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "b").containsEntry("count", "1")
+                .containsEntry("token", Long.toString(next)).containsEntry("holder", "holder of b");
+        assertThat(commands.pttl(keys.lock())).isBetween(15_000L, 20_000L);
+        assertThat(commands.get(keys.counter())).isEqualTo(Long.toString(next));
+        assertThat(release("a", token)).as("the old owner is out").isEqualTo(-1L);
+        assertThat(release("b", next)).isZero();
+    }
+
+    @Test
     void renewExtendsOnlyLocksStillOwned() {
         LockKeys other = LockKeys.of("t", "other");
         LockKeys missing = LockKeys.of("t", "missing");
         acquire("a", 1_000);
         commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI, new String[] {other.lock(), other.counter()},
-                "c", "1000", "h", "60000", "0");
+                "c", "1000", "h", "60000", "0", "0");
         List<Long> renewed = commands.eval(Script.LOCK_RENEW.body(), ScriptOutputType.MULTI,
                 new String[] {keys.lock(), other.lock(), missing.lock()}, "30000", "a", "not-c", "a");
         assertThat(renewed).containsExactly(1L, 0L, 0L);
@@ -132,7 +166,7 @@ class LockScriptsIT {
     private List<Object> acquire(String owner, long leaseMillis, long heldToken) {
         return commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.counter()}, owner, Long.toString(leaseMillis), "holder of " + owner,
-                "60000", Long.toString(heldToken));
+                "60000", Long.toString(heldToken), "1");
     }
 
     /** The token the owner holds, as a caller that tracks its holds would pass it. */
@@ -143,7 +177,20 @@ class LockScriptsIT {
 
     private long release(String owner, long token) {
         return commands.eval(Script.LOCK_RELEASE.body(), ScriptOutputType.INTEGER, new String[] {keys.lock()},
-                owner, Long.toString(token), keys.channel());
+                owner, Long.toString(token), keys.channel(), "0");
+    }
+
+    private long handoff(String from, long token, String to) {
+        return commands.eval(Script.LOCK_HANDOFF.body(), ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.counter()}, from, Long.toString(token), to, "20000", "holder of " + to,
+                "60000");
+    }
+
+    /** PUBLISH calls so far, including those made inside scripts. */
+    private long publishes() {
+        return redis.server().command("INFO", "commandstats").lines()
+                .filter(l -> l.startsWith("cmdstat_publish:")).findFirst()
+                .map(l -> Long.parseLong(l.replaceAll("^[^:]+:calls=(\\d+),.*", "$1"))).orElse(0L);
     }
 
     private List<Object> inspect() {

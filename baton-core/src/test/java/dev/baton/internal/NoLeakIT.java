@@ -53,6 +53,7 @@ class NoLeakIT {
                     LockEngine.Bookkeeping b = engine.bookkeeping();
                     assertThat(b.renewedHolds()).as("holds under renewal").isZero();
                     assertThat(b.threadHolds()).as("thread holds").isZero();
+                    assertThat(b.localHolders()).as("local holders").isZero();
                     assertThat(b.waitedLockNames()).as("subscribed names").isZero();
                     assertThat(b.waiters()).as("waiters").isZero();
                     assertThat(b.scheduledTasks()).as("timers besides the watchdog").isLessThanOrEqualTo(1);

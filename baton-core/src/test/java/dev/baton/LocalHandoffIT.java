@@ -1,0 +1,149 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.support.Measure;
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Threads of one Baton pass a lock straight to each other (one script, never free in between), with fresh fencing
+ * tokens, and only a bounded number of times in a row, so other processes still get their turn.
+ */
+class LocalHandoffIT {
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private Baton baton;
+
+    @BeforeEach
+    void connect() {
+        baton = TestBatons.connect(redis.server().uri());
+    }
+
+    @AfterEach
+    void close() {
+        threads.shutdownNow();
+        baton.close();
+    }
+
+    private long unguarded; // only touched under the distributed lock
+    private long lastToken;
+    private volatile boolean tokensIncreased = true;
+
+    @Test
+    void threadsOfOneBatonHandTheLockOverWithFreshTokensAndFewerScripts() throws Exception {
+        long scriptsBefore = scriptCalls();
+        int perThread = 500;
+        List<Future<?>> workers = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            workers.add(threads.submit(() -> {
+                DistributedLock lock = baton.lock("hot");
+                for (int i = 0; i < perThread; i++) {
+                    lock.lock();
+                    try {
+                        long token = lock.fencingToken();
+                        tokensIncreased &= token > lastToken;
+                        lastToken = token;
+                        long seen = unguarded;
+                        Thread.yield();
+                        unguarded = seen + 1;
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> w : workers) {
+            w.get(2, TimeUnit.MINUTES);
+        }
+        assertThat(unguarded).isEqualTo(2L * perThread);
+        assertThat(tokensIncreased).as("every acquisition, handed over or not, got a larger token").isTrue();
+        assertThat(baton.lock("hot").isLocked()).isFalse();
+        long scripts = scriptCalls() - scriptsBefore;
+        // Without handoffs every acquisition costs an acquire and a release script, plus failed tries.
+        assertThat(scripts).as("script calls for %d acquisitions", 2 * perThread).isLessThan(3L * perThread);
+    }
+
+    @Test
+    void aRemoteWaiterGetsItsTurnWhileLocalThreadsKeepPassingTheLock() throws Exception {
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Future<?>> hot = new ArrayList<>();
+        for (int t = 0; t < 2; t++) {
+            hot.add(threads.submit(() -> {
+                DistributedLock lock = baton.lock("contended");
+                while (!stop.get()) {
+                    lock.lock();
+                    lock.unlock();
+                }
+                return null;
+            }));
+        }
+        try (Baton remote = TestBatons.connect(redis.server().uri())) {
+            for (int i = 0; i < 5; i++) {
+                long start = System.nanoTime();
+                Lease lease = remote.lock("contended").acquire(Duration.ofSeconds(20));
+                assertThat(Measure.millisSince(start)).as("remote turn %d", i).isLessThan(5_000);
+                lease.release();
+            }
+        } finally {
+            stop.set(true);
+        }
+        for (Future<?> f : hot) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void aLockHandedToAWaiterThatGaveUpIsReleasedAgain() throws Exception {
+        DistributedLock lock = baton.lock("given-up");
+        lock.lock();
+        List<CompletableFuture<Lease>> impatient = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            impatient.add(baton.lock("given-up").acquireAsync(Duration.ofMillis(50 + i)));
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> impatient.stream().allMatch(CompletableFuture::isDone));
+        lock.unlock();
+        await().atMost(Duration.ofSeconds(5)).until(() -> !baton.lock("given-up").isLocked());
+        assertThat(baton.lock("given-up").tryLock()).isTrue();
+        baton.lock("given-up").unlock();
+    }
+
+    @Test
+    void handoffsCanBeTurnedOff() throws Exception {
+        BatonConfig config = BatonConfig.builder().uri(redis.server().uri()).localHandoffLimit(0)
+                .watchdogLease(TestBatons.LEASE).commandTimeout(TestBatons.TIMEOUT)
+                .recheckInterval(TestBatons.RECHECK).build();
+        try (Baton plain = Baton.connect(config)) {
+            DistributedLock lock = plain.lock("plain");
+            lock.lock();
+            Future<Boolean> waiter = threads.submit(() -> plain.lock("plain").tryLock(Duration.ofSeconds(10)));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> Measure.subscribers(redis.server(), "baton:lock:{plain}:released") == 1);
+            lock.unlock();
+            assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
+    private long scriptCalls() {
+        return redis.server().command("INFO", "commandstats").lines()
+                .filter(l -> l.startsWith("cmdstat_evalsha:") || l.startsWith("cmdstat_eval:"))
+                .mapToLong(l -> Long.parseLong(l.replaceAll("^[^:]+:calls=(\\d+),.*", "$1"))).sum();
+    }
+}
