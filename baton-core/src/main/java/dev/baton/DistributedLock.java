@@ -40,7 +40,9 @@ import java.util.concurrent.locks.Lock;
  * freshly acquired lock, and fencing tokens are what protects the resource in that case.
  *
  * <p>Waiting is not fair: a waiter is woken by a release notification and races any newcomer. A lost notification
- * delays a waiter by at most {@link BatonConfig#recheckInterval()}.
+ * delays a waiter by at most {@link BatonConfig#recheckInterval()}. Between threads of one {@link Baton}, a released
+ * lock may go straight to a waiting thread (one Redis round trip, never free in between), at most
+ * {@link BatonConfig#localHandoffLimit()} times in a row before it is released to everyone.
  */
 public interface DistributedLock extends Lock {
 

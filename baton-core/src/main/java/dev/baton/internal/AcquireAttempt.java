@@ -123,9 +123,17 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         settled = handoff;
     }
 
-    /** The local holder handed the lock over: Redis now records this attempt's owner with {@code token}. */
-    CompletableFuture<Void> handedOver(long token, long sentAtNanos) {
-        return acquired(new Grant(token, 1, sentAtNanos));
+    /**
+     * First half of a handoff that succeeded: registers the hold of this attempt's owner (so the lock shows as held
+     * locally), or returns null if the attempt already ended. {@link #finishHandoff} then wakes the caller.
+     */
+    Hold prepareHandoff(long token, long sentAtNanos) {
+        return result.isDone() ? null : engine.granted(request, new Grant(token, 1, sentAtNanos));
+    }
+
+    /** Second half: completes the attempt with the hold, or undoes it if the caller gave up meanwhile. */
+    CompletableFuture<Void> finishHandoff(Hold hold, long token, long sentAtNanos) {
+        return complete(hold, new Grant(token, 1, sentAtNanos));
     }
 
     /** The handoff did not happen (the holder had lost the lock, or Redis failed): try on our own. */
@@ -220,8 +228,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
      * threads see the lock as held locally before the caller even wakes up.
      */
     private CompletableFuture<Void> acquired(Grant grant) {
-        if (!result.isDone()) {
-            Hold hold = engine.granted(request, grant);
+        return complete(result.isDone() ? null : engine.granted(request, grant), grant);
+    }
+
+    private CompletableFuture<Void> complete(Hold hold, Grant grant) {
+        if (hold != null) {
             if (result.complete(hold)) {
                 cleanUp();
                 return CompletableFuture.completedFuture(null);

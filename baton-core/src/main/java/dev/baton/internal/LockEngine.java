@@ -238,18 +238,27 @@ public final class LockEngine implements AutoCloseable {
         CompletableFuture<Long> reply = gateway.run(Script.LOCK_HANDOFF, ScriptOutputType.INTEGER,
                 new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
                 next.owner(), Long.toString(next.leaseMillis()), next.holder(), tokenRetentionMillis);
-        // The releasing thread waits until the new owner's hold is registered, so that when it loops back to
-        // lock() it already sees the lock held locally and queues behind it instead of asking Redis.
-        CompletableFuture<Long> registered = reply.whenComplete((token, e) -> {
-            if (e == null && token > 0) {
-                to.settleWith(to.handedOver(token, sentAt));
-            } else {
+        // Order matters for a hot lock: register the new owner's hold, let the releasing thread go on, and only then
+        // wake the new owner. A releasing thread that loops back to lock() then sees the lock held locally and
+        // queues for the next handoff, instead of racing to Redis.
+        CompletableFuture<Long> outcome = new CompletableFuture<>();
+        reply.whenComplete((token, e) -> {
+            if (e != null || token < 0) {
                 to.handoffFailed();
+                if (e != null) {
+                    outcome.completeExceptionally(e);
+                } else {
+                    outcome.complete(token);
+                }
+                return;
             }
+            Hold nextHold = to.prepareHandoff(token, sentAt);
+            outcome.complete(token);
+            to.settleWith(to.finishHandoff(nextHold, token, sentAt));
         });
         long token;
         try {
-            token = gateway.await(registered);
+            token = gateway.await(outcome);
         } catch (RuntimeException e) {
             from.markReleased(); // we gave it up; it expires with its lease
             throw e;
