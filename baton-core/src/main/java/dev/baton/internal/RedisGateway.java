@@ -88,10 +88,11 @@ final class RedisGateway implements AutoCloseable {
     /** Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. */
     <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
         CompletableFuture<T> bySha = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+        // One stage on the success path; the fallback and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                        ? commands.<T>eval(script.body(), type, keys, args).toCompletableFuture()
-                        : CompletableFuture.failedFuture(e))
-                .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
+                ? commands.<T>eval(script.body(), type, keys, args).toCompletableFuture()
+                        .exceptionallyCompose(again -> CompletableFuture.failedFuture(translate(again)))
+                : CompletableFuture.failedFuture(translate(e)));
     }
 
     CompletableFuture<Boolean> exists(String key) {

@@ -1,0 +1,308 @@
+package dev.baton.bench;
+
+import dev.baton.test.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Properties;
+import java.util.regex.Pattern;
+import java.util.zip.ZipFile;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The one entry point of the benchmarks: {@code java -jar baton-bench/target/benchmarks.jar}. It starts one
+ * redis-server (through baton-test) that every contender of every scenario uses, then
+ * <ol>
+ *   <li>traces the commands of single operations with MONITOR ({@link ProtocolTrace}),</li>
+ *   <li>runs the JMH benchmarks of scenarios (a), (b) and (d) in forked JVMs that connect to that server,</li>
+ *   <li>cross-checks scenario (a) in this JVM with the contenders in alternating slices
+ *       ({@link UncontendedCrossCheck}),</li>
+ *   <li>runs scenario (c) ({@link HandoffScenario}) in this JVM, Baton and Redisson rounds interleaved, each
+ *       preceded by a measurement of one idle PING round trip ({@link PingProbe}),</li>
+ * </ol>
+ * and prints a Markdown report (also written to {@code benchmark-results.md} next to the jar).
+ *
+ * <p>Options: {@code --quick} (about a minute: smoke-test settings, numbers not meaningful), {@code --out FILE},
+ * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}.
+ */
+public final class BenchMain {
+
+    static final class Settings {
+        boolean quick;
+        boolean trace = true;
+        boolean jmh = true;
+        boolean handoff = true;
+        boolean crossCheck = true;
+        Path out;
+
+        int crossCheckSlices() {
+            return quick ? 1 : 5;
+        }
+
+        Duration crossCheckSlice() {
+            return quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
+        }
+
+        int handoffRounds() {
+            return quick ? 1 : 3;
+        }
+
+        Duration handoffWarmup() {
+            return quick ? Duration.ofMillis(500) : Duration.ofMillis(1_500);
+        }
+
+        Duration handoffMeasure() {
+            return quick ? Duration.ofSeconds(1) : Duration.ofSeconds(4);
+        }
+
+        Duration pingMeasure() {
+            return quick ? Duration.ofMillis(500) : Duration.ofSeconds(1);
+        }
+
+        String jmhSettings() {
+            return quick ? "1 fork, 1 x 1 s warm-up, 1 x 1 s measurement (--quick)"
+                    : "1 fork, 2 x 2 s warm-up, 3 x 3 s measurement";
+        }
+
+        static Settings parse(String[] args) {
+            Settings s = new Settings();
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--quick" -> s.quick = true;
+                    case "--skip-trace" -> s.trace = false;
+                    case "--skip-jmh" -> s.jmh = false;
+                    case "--skip-handoff" -> s.handoff = false;
+                    case "--skip-crosscheck" -> s.crossCheck = false;
+                    case "--out" -> {
+                        if (i + 1 >= args.length) {
+                            throw new IllegalArgumentException("--out needs a file name");
+                        }
+                        s.out = Path.of(args[++i]);
+                    }
+                    case "-h", "--help" -> {
+                        System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
+                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-handoff]");
+                        System.exit(0);
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
+                }
+            }
+            if (s.out == null) {
+                s.out = defaultDirectory().resolve("benchmark-results.md");
+            }
+            return s;
+        }
+    }
+
+    private BenchMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Settings settings = Settings.parse(args);
+        if (System.getProperty(RELAUNCHED) == null) {
+            Path jar = ownJar();
+            if (jar != null) {
+                System.exit(relaunchFromCopy(jar, args, settings.out));
+            }
+        }
+        Path outDir = settings.out.toAbsolutePath().getParent();
+        Files.createDirectories(outDir);
+        Path statsFile = outDir.resolve("bench-commandstats.tsv");
+        Path jmhJson = outDir.resolve("jmh-result.json");
+        Files.deleteIfExists(statsFile);
+
+        long started = System.nanoTime();
+        Report report = new Report(settings);
+        report.load("start");
+        try (RedisServer server = RedisServer.start()) {
+            RedisAdmin admin = RedisAdmin.over(server);
+            report.redisVersion = infoField(server.command("INFO", "server"), "redis_version")
+                    + " (" + server.binary().source() + ": " + server.binary().path() + ")";
+            report.libraries = "Redisson " + mavenVersion("org.redisson", "redisson")
+                    + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
+                    + ", Netty " + mavenVersion("io.netty", "netty-transport")
+                    + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core");
+            log("redis-server " + report.redisVersion + " listening at " + server.uri());
+
+            if (settings.trace) {
+                for (String kind : Contender.LOCKS) {
+                    log("MONITOR trace of " + kind);
+                    try {
+                        report.traces.add(ProtocolTrace.lockUnlock(kind, server));
+                        report.traces.add(ProtocolTrace.failedTryLock(kind, server));
+                    } catch (Exception | Error e) {
+                        report.anomalies.add("MONITOR trace of " + kind + " failed:\n" + HandoffScenario.stackTrace(e));
+                    }
+                }
+            }
+
+            if (settings.jmh) {
+                log("JMH: scenarios (a), (b), (d) in forked JVMs, " + settings.jmhSettings());
+                ChainedOptionsBuilder options = new OptionsBuilder()
+                        .include(benchmarkPattern(LockUncontendedBenchmark.class))
+                        .include(benchmarkPattern(LockPerThreadBenchmark.class))
+                        .include(benchmarkPattern(LockManyNamesTryLockBenchmark.class))
+                        .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
+                                "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
+                        .shouldFailOnError(false)
+                        .timeout(TimeValue.seconds(60))
+                        .resultFormat(ResultFormatType.JSON)
+                        .result(jmhJson.toString());
+                if (settings.quick) {
+                    options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
+                            .measurementIterations(1).measurementTime(TimeValue.seconds(1));
+                }
+                try {
+                    Collection<RunResult> results = new Runner(options.build()).run();
+                    report.addJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
+                } catch (Exception e) {
+                    report.anomalies.add("JMH run failed:\n" + HandoffScenario.stackTrace(e));
+                }
+            }
+
+            report.load("after JMH");
+
+            if (settings.crossCheck) {
+                log("cross-check of (a): floor, Baton, Redisson in alternating " + settings.crossCheckSlice().toMillis()
+                        + " ms slices");
+                try {
+                    report.crossCheck = UncontendedCrossCheck.run(server.uri(), settings.crossCheckSlices(),
+                            Duration.ofSeconds(1), settings.crossCheckSlice());
+                } catch (Exception | Error e) {
+                    report.anomalies.add("cross-check of (a) failed:\n" + HandoffScenario.stackTrace(e));
+                }
+            }
+
+            if (settings.handoff) {
+                List<String> order = new ArrayList<>();
+                for (int r = 0; r < settings.handoffRounds(); r++) {
+                    order.addAll(Contender.LOCKS);
+                }
+                for (String kind : order) {
+                    report.pingSamples.add(PingProbe.measure(server.uri(), Duration.ofMillis(300),
+                            settings.pingMeasure()));
+                    log("scenario (c), " + kind + ": 4 clients x 2 threads on one lock, "
+                            + settings.handoffMeasure().toMillis() + " ms");
+                    try {
+                        HandoffScenario.Round round = HandoffScenario.run(kind, server.uri(), admin,
+                                settings.handoffWarmup(), settings.handoffMeasure());
+                        report.rounds.add(round);
+                        log(String.format("  %.0f acquisitions/s, %d handoffs", round.perSecond(), round.handoffs));
+                    } catch (Exception | Error e) {
+                        report.anomalies.add("scenario (c) with " + kind + " failed:\n"
+                                + HandoffScenario.stackTrace(e));
+                    }
+                }
+            }
+        }
+        report.load("end");
+        report.minutes = (System.nanoTime() - started) / 60e9;
+        String markdown = report.markdown();
+        Files.writeString(settings.out, markdown, StandardCharsets.UTF_8);
+        System.out.println();
+        System.out.println(markdown);
+        log("report written to " + settings.out.toAbsolutePath());
+        System.exit(0); // client libraries may leave non-daemon threads behind
+    }
+
+    private static final String RELAUNCHED = "baton.bench.relaunched";
+
+    /**
+     * Runs the benchmarks from a private copy of the jar. The main JVM and every JMH fork load classes from the jar
+     * for minutes; a build of the module in the meantime (a colleague's {@code ./mvnw verify}) rewrites
+     * {@code target/benchmarks.jar} under them and ends the run with {@code NoClassDefFoundError}s.
+     */
+    private static int relaunchFromCopy(Path jar, String[] args, Path out) throws IOException, InterruptedException {
+        Path copy = Files.createTempFile("baton-bench-", ".jar");
+        try {
+            Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
+            try (ZipFile check = new ZipFile(copy.toFile())) {
+                if (check.getEntry("META-INF/BenchmarkList") == null) {
+                    throw new IllegalStateException(jar + " has no JMH benchmark list: rebuild it");
+                }
+            }
+            List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("-D" + RELAUNCHED + "=true");
+            command.add("-cp");
+            command.add(copy.toString());
+            command.add(BenchMain.class.getName());
+            command.addAll(List.of(args));
+            if (!List.of(args).contains("--out")) {
+                command.add("--out");
+                command.add(out.toAbsolutePath().toString());
+            }
+            Process process = new ProcessBuilder(command).inheritIO().start();
+            return process.waitFor();
+        } finally {
+            Files.deleteIfExists(copy);
+        }
+    }
+
+    /** The jar this class was loaded from, or null when running from a classes directory. */
+    private static Path ownJar() {
+        try {
+            Path location = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return Files.isRegularFile(location) && location.toString().endsWith(".jar") ? location : null;
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    static String benchmarkPattern(Class<?> benchmark) {
+        return "^" + Pattern.quote(benchmark.getName()) + "\\.";
+    }
+
+    static void log(String line) {
+        System.out.println("[baton-bench] " + line);
+        System.out.flush();
+    }
+
+    static String infoField(String info, String field) {
+        for (String line : info.split("\\R")) {
+            if (line.startsWith(field + ":")) {
+                return line.substring(field.length() + 1).trim();
+            }
+        }
+        return "?";
+    }
+
+    /** The version in the pom.properties that every Maven-built jar (and so the shaded jar) carries. */
+    static String mavenVersion(String group, String artifact) {
+        String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
+        try (InputStream in = BenchMain.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                return "?";
+            }
+            Properties p = new Properties();
+            p.load(in);
+            return p.getProperty("version", "?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    /** The directory of the jar (or of the classes directory): baton-bench/target when built by Maven. */
+    static Path defaultDirectory() {
+        try {
+            Path location = Path.of(BenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path parent = location.getParent();
+            return parent != null ? parent : Path.of(".");
+        } catch (URISyntaxException | RuntimeException e) {
+            return Path.of(".");
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package dev.baton.bench;
+
+import dev.baton.Baton;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.codec.StringCodec;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/**
+ * One client of the shared Redis as a benchmark sees it: something that hands out {@link Lock}s by name. Every
+ * scenario body is written once against {@code Lock}, so the three contenders run exactly the same loop.
+ *
+ * <ul>
+ *   <li>{@value #BATON}: one {@link Baton} with default settings (watchdog lease).</li>
+ *   <li>{@value #REDISSON}: one {@link RedissonClient} with default settings ({@code RLock}, watchdog lease).</li>
+ *   <li>{@value #PING_FLOOR}: one Lettuce sync connection, the client type Baton itself uses; its "lock" sends one
+ *       {@code PING} for {@code lock()}/{@code tryLock} and one for {@code unlock()}, so lock+unlock costs exactly
+ *       two PING round trips on the same client. That is the floor no Redis lock can beat.</li>
+ * </ul>
+ */
+abstract class Contender implements AutoCloseable {
+    static final String BATON = "baton";
+    static final String REDISSON = "redisson";
+    static final String PING_FLOOR = "ping-floor";
+
+    /** The lock libraries compared; the floor is added where a scenario reports it. */
+    static final List<String> LOCKS = List.of(BATON, REDISSON);
+
+    /** Opens a contender of the given kind against {@code uri}. */
+    static Contender open(String kind, String uri) {
+        switch (kind.toLowerCase(Locale.ROOT)) {
+            case BATON:
+                return new BatonContender(uri);
+            case REDISSON:
+                return new RedissonContender(uri);
+            case PING_FLOOR:
+                return new PingFloor(uri);
+            default:
+                throw new IllegalArgumentException("unknown contender '" + kind + "', expected one of "
+                        + List.of(BATON, REDISSON, PING_FLOOR));
+        }
+    }
+
+    /** The lock of this name; cheap, no Redis call. */
+    abstract Lock lock(String name);
+
+    @Override
+    public abstract void close();
+
+    private static final class BatonContender extends Contender {
+        private final Baton baton;
+
+        BatonContender(String uri) {
+            this.baton = Baton.connect(uri);
+        }
+
+        @Override
+        Lock lock(String name) {
+            return baton.lock(name);
+        }
+
+        @Override
+        public void close() {
+            baton.close();
+        }
+    }
+
+    private static final class RedissonContender extends Contender {
+        private final RedissonClient redisson;
+
+        RedissonContender(String uri) {
+            Config config = new Config();
+            config.useSingleServer().setAddress(uri);
+            this.redisson = Redisson.create(config);
+        }
+
+        @Override
+        Lock lock(String name) {
+            return redisson.getLock(name);
+        }
+
+        @Override
+        public void close() {
+            redisson.shutdown(0, 2, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Two PINGs per lock+unlock on one Lettuce sync connection shared by all threads, like Baton's. */
+    private static final class PingFloor extends Contender {
+        private final RedisClient client;
+        private final StatefulRedisConnection<String, String> connection;
+        private final RedisCommands<String, String> sync;
+
+        PingFloor(String uri) {
+            this.client = RedisClient.create(uri);
+            this.connection = client.connect(StringCodec.UTF8);
+            this.sync = connection.sync();
+        }
+
+        @Override
+        Lock lock(String name) {
+            return new PingLock(sync);
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /** A "lock" that only costs what a round trip costs. */
+    private static final class PingLock implements Lock {
+        private final RedisCommands<String, String> sync;
+
+        PingLock(RedisCommands<String, String> sync) {
+            this.sync = sync;
+        }
+
+        @Override
+        public void lock() {
+            sync.ping();
+        }
+
+        @Override
+        public void lockInterruptibly() {
+            sync.ping();
+        }
+
+        @Override
+        public boolean tryLock() {
+            sync.ping();
+            return true;
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) {
+            sync.ping();
+            return true;
+        }
+
+        @Override
+        public void unlock() {
+            sync.ping();
+        }
+
+        @Override
+        public Condition newCondition() {
+            throw new UnsupportedOperationException();
+        }
+    }
+}

@@ -1,0 +1,160 @@
+package dev.baton.bench;
+
+import dev.baton.test.RedisServer;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Lock;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Which commands one operation sends, seen through {@code MONITOR} on a few single-threaded operations (never
+ * during a timed phase: MONITOR slows Redis down). {@code INFO commandstats} cannot tell a command a client sent
+ * from one a Lua script ran; MONITOR marks the latter as coming from {@code [0 lua]}, so this trace shows the round
+ * trips per operation next to the script-internal work.
+ */
+final class ProtocolTrace {
+    private static final Pattern LINE = Pattern.compile("^\\+?\\d+\\.\\d+ \\[\\d+ ([^\\]]+)\\] \"([^\"]*)\"");
+    private static final int WARMUP_OPS = 200;
+    static final int OPS = 50;
+
+    /** Client-sent and script-run commands per operation of one shape. */
+    record Trace(String contender, String shape, int ops, Map<String, Integer> sent, Map<String, Integer> inScripts) {
+        double sentPerOp() {
+            return sent.values().stream().mapToInt(Integer::intValue).sum() / (double) ops;
+        }
+
+        double inScriptsPerOp() {
+            return inScripts.values().stream().mapToInt(Integer::intValue).sum() / (double) ops;
+        }
+
+        String sentBreakdown() {
+            return breakdown(sent);
+        }
+
+        String inScriptsBreakdown() {
+            return breakdown(inScripts);
+        }
+
+        private String breakdown(Map<String, Integer> calls) {
+            return calls.entrySet().stream()
+                    .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                    .map(e -> e.getKey() + " " + String.format(Locale.ROOT, "%.2f", e.getValue() / (double) ops))
+                    .collect(Collectors.joining(", "));
+        }
+    }
+
+    private ProtocolTrace() {
+    }
+
+    /** One thread: lock() then unlock(), nobody else around. */
+    static Trace lockUnlock(String kind, RedisServer server) throws Exception {
+        try (Contender client = Contender.open(kind, server.uri())) {
+            Lock lock = client.lock("bench:trace:a:" + kind);
+            for (int i = 0; i < WARMUP_OPS; i++) {
+                lock.lock();
+                lock.unlock();
+            }
+            return traced(kind, "lock+unlock, free lock", server, () -> {
+                lock.lock();
+                lock.unlock();
+            });
+        }
+    }
+
+    /** tryLock(0) on a lock another thread of the same client holds: the failing attempt of scenario (d). */
+    static Trace failedTryLock(String kind, RedisServer server) throws Exception {
+        try (Contender client = Contender.open(kind, server.uri())) {
+            Lock lock = client.lock("bench:trace:d:" + kind);
+            CountDownLatch held = new CountDownLatch(1);
+            CountDownLatch done = new CountDownLatch(1);
+            Thread owner = new Thread(() -> {
+                lock.lock();
+                held.countDown();
+                try {
+                    done.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    lock.unlock();
+                }
+            }, "trace-owner");
+            owner.start();
+            held.await();
+            try {
+                for (int i = 0; i < WARMUP_OPS; i++) {
+                    attemptExpectingFailure(lock);
+                }
+                return traced(kind, "tryLock(0) on a held lock", server, () -> attemptExpectingFailure(lock));
+            } finally {
+                done.countDown();
+                owner.join(TimeUnit.SECONDS.toMillis(10));
+            }
+        }
+    }
+
+    private static void attemptExpectingFailure(Lock lock) throws InterruptedException {
+        if (lock.tryLock(0, TimeUnit.MILLISECONDS)) {
+            lock.unlock();
+            throw new IllegalStateException("tryLock acquired a lock another thread holds");
+        }
+    }
+
+    interface Op {
+        void run() throws Exception;
+    }
+
+    private static Trace traced(String kind, String shape, RedisServer server, Op op) throws Exception {
+        String marker = "baton-bench-trace-" + UUID.randomUUID();
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(server.host(), server.port()), 2_000);
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            out.write("*1\r\n$7\r\nMONITOR\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            BufferedReader in = new BufferedReader(
+                    new InputStreamReader(socket.getInputStream(), StandardCharsets.ISO_8859_1));
+            String ok = in.readLine();
+            if (!"+OK".equals(ok)) {
+                throw new IllegalStateException("MONITOR answered " + ok);
+            }
+            for (int i = 0; i < OPS; i++) {
+                op.run();
+            }
+            server.command("ECHO", marker);
+            Map<String, Integer> sent = new TreeMap<>();
+            Map<String, Integer> inScripts = new TreeMap<>();
+            while (true) {
+                String line = in.readLine();
+                if (line == null) {
+                    throw new IllegalStateException("MONITOR connection closed before the end marker");
+                }
+                if (line.contains(marker)) {
+                    break;
+                }
+                Matcher m = LINE.matcher(line);
+                if (!m.find()) {
+                    continue;
+                }
+                String command = m.group(2).toLowerCase(Locale.ROOT);
+                (m.group(1).equals("lua") ? inScripts : sent).merge(command, 1, Integer::sum);
+            }
+            return new Trace(kind, shape, OPS, sent, inScripts);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,493 @@
+package dev.baton.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.LongStream;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.util.Statistics;
+
+/** Collects what the run measured and renders it as Markdown: environment, table, targets, details, anomalies. */
+final class Report {
+    private static final String A = "(a) uncontended, 1 thread";
+    private static final String B = "(b) 8 threads, own lock each";
+    private static final String C = "(c) 8 threads / 4 clients, one lock";
+    private static final String D = "(d) 16 threads, 1000 names, tryLock(0)";
+    private static final Map<String, String> SCENARIO_OF = Map.of(
+            LockUncontendedBenchmark.class.getSimpleName(), A,
+            LockPerThreadBenchmark.class.getSimpleName(), B,
+            LockManyNamesTryLockBenchmark.class.getSimpleName(), D);
+    private static final List<String> JMH_CONTENDERS =
+            List.of(Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON);
+
+    /** One scenario x contender line of the JMH part. */
+    static final class JmhRow {
+        double opsMedian = Double.NaN;
+        double opsMin = Double.NaN;
+        double opsMax = Double.NaN;
+        double p50 = Double.NaN;
+        double p99 = Double.NaN;
+        long samples;
+        long ops;
+        long acquired;
+        CommandStats stats;
+    }
+
+    final BenchMain.Settings settings;
+    String redisVersion = "?";
+    String libraries = "?";
+    double minutes;
+    final List<long[]> pingSamples = new ArrayList<>();
+    Percentiles ping;
+    Map<String, UncontendedCrossCheck.Result> crossCheck;
+    private final List<String> loadAverages = new ArrayList<>();
+    final List<ProtocolTrace.Trace> traces = new ArrayList<>();
+    final List<HandoffScenario.Round> rounds = new ArrayList<>();
+    final List<String> anomalies = new ArrayList<>();
+    /** scenario -> contender -> row. */
+    private final Map<String, Map<String, JmhRow>> jmh = new LinkedHashMap<>();
+
+    Report(BenchMain.Settings settings) {
+        this.settings = settings;
+    }
+
+    /** Notes the 1-minute load average of the machine (other processes included) at a named moment. */
+    void load(String moment) {
+        try {
+            String avg = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+            loadAverages.add(avg + " (" + moment + ")");
+        } catch (IOException | RuntimeException e) {
+            // not Linux: no load average in the report
+        }
+    }
+
+    void addJmh(Collection<RunResult> results, List<String> statsLines) {
+        Map<String, String[]> stats = new HashMap<>();
+        for (String line : statsLines) {
+            String[] f = line.split("\t", -1);
+            if (f.length >= 6) {
+                stats.put(f[0] + "|" + f[1] + "|" + f[2], f);
+            }
+        }
+        Map<String, Boolean> seen = new HashMap<>();
+        for (RunResult rr : results) {
+            String benchmark = rr.getParams().getBenchmark();
+            String cls = simpleClass(benchmark);
+            String scenario = SCENARIO_OF.get(cls);
+            String contender = rr.getParams().getParam("contender");
+            Mode mode = rr.getParams().getMode();
+            if (scenario == null || contender == null) {
+                continue;
+            }
+            seen.put(cls + "|" + contender + "|" + mode.shortLabel(), true);
+            JmhRow row = jmh.computeIfAbsent(scenario, k -> new LinkedHashMap<>())
+                    .computeIfAbsent(contender, k -> new JmhRow());
+            Statistics s = rr.getPrimaryResult().getStatistics();
+            if (mode == Mode.Throughput) {
+                double scale = perSecond(rr.getPrimaryResult().getScoreUnit());
+                row.opsMedian = s.getPercentile(50) * scale;
+                row.opsMin = s.getMin() * scale;
+                row.opsMax = s.getMax() * scale;
+            } else if (mode == Mode.SampleTime) {
+                double scale = toMicros(rr.getPrimaryResult().getScoreUnit());
+                row.p50 = s.getPercentile(50) * scale;
+                row.p99 = s.getPercentile(99) * scale;
+                row.samples = s.getN();
+            }
+            String[] f = stats.get(benchmark + "|" + contender + "|" + mode.shortLabel());
+            if (f != null && (mode == Mode.Throughput || row.stats == null)) {
+                row.ops = Long.parseLong(f[3]);
+                row.acquired = Long.parseLong(f[4]);
+                row.stats = CommandStats.decode(f[5]);
+            }
+        }
+        for (String cls : SCENARIO_OF.keySet()) {
+            for (String contender : JMH_CONTENDERS) {
+                for (Mode mode : List.of(Mode.Throughput, Mode.SampleTime)) {
+                    if (!seen.containsKey(cls + "|" + contender + "|" + mode.shortLabel())) {
+                        anomalies.add(cls + " [" + contender + ", " + mode.shortLabel() + "] produced no result:"
+                                + " it failed or timed out (see the JMH output above the report)");
+                    }
+                }
+            }
+        }
+    }
+
+    private static String simpleClass(String benchmark) {
+        String cls = benchmark.substring(0, benchmark.lastIndexOf('.'));
+        return cls.substring(cls.lastIndexOf('.') + 1);
+    }
+
+    private static double perSecond(String unit) {
+        return switch (unit) {
+            case "ops/s" -> 1;
+            case "ops/ms" -> 1e3;
+            case "ops/us" -> 1e6;
+            case "ops/ns" -> 1e9;
+            default -> throw new IllegalStateException("unexpected throughput unit " + unit);
+        };
+    }
+
+    private static double toMicros(String unit) {
+        return switch (unit) {
+            case "s/op" -> 1e6;
+            case "ms/op" -> 1e3;
+            case "us/op" -> 1;
+            case "ns/op" -> 1e-3;
+            default -> throw new IllegalStateException("unexpected time unit " + unit);
+        };
+    }
+
+    // ---- scenario (c) aggregates ----
+
+    private List<HandoffScenario.Round> roundsOf(String contender) {
+        return rounds.stream().filter(r -> r.contender.equals(contender) && r.stuckThreads.isEmpty()).toList();
+    }
+
+    private double handoffOpsMedian(String contender) {
+        double[] v = roundsOf(contender).stream().mapToDouble(HandoffScenario.Round::perSecond).sorted().toArray();
+        if (v.length == 0) {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private Percentiles pooled(String contender, boolean handoffsOnly) {
+        long[] all = roundsOf(contender).stream()
+                .flatMapToLong(r -> LongStream.of(handoffsOnly ? r.handoffNanos : r.gapNanos)).toArray();
+        return new Percentiles(all, all.length);
+    }
+
+    private CommandStats handoffStats(String contender) {
+        CommandStats sum = CommandStats.empty();
+        for (HandoffScenario.Round r : roundsOf(contender)) {
+            sum = sum.plus(r.stats);
+        }
+        return sum;
+    }
+
+    private long handoffCommandOps(String contender) {
+        return roundsOf(contender).stream().mapToLong(r -> r.acquisitionsForCommands).sum();
+    }
+
+    // ---- rendering ----
+
+    String markdown() {
+        ping = pingSamples.isEmpty() ? null : Percentiles.pooled(pingSamples);
+        StringBuilder md = new StringBuilder();
+        md.append("## Results\n\n");
+        md.append("Run ").append(ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))
+                .append(", ").append(String.format(Locale.ROOT, "%.1f", minutes)).append(" min")
+                .append(settings.quick ? " (**--quick**: smoke-test settings, numbers not meaningful)" : "")
+                .append(".\n\n");
+        md.append("- Machine: ").append(Runtime.getRuntime().availableProcessors()).append(" cores, ")
+                .append(System.getProperty("os.name")).append(' ').append(System.getProperty("os.version"))
+                .append(' ').append(System.getProperty("os.arch")).append('\n');
+        if (!loadAverages.isEmpty()) {
+            md.append("- Load average (1 min, whole machine): ").append(String.join(", ", loadAverages)).append('\n');
+        }
+        md.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ')
+                .append(System.getProperty("java.runtime.version")).append('\n');
+        md.append("- redis-server ").append(redisVersion).append(", one server shared by every contender\n");
+        md.append("- ").append(libraries).append('\n');
+        md.append("- JMH (a, b, d): ").append(settings.jmhSettings())
+                .append(" per contender and mode (Throughput, then SampleTime)\n");
+        md.append("- Scenario (c): ").append(settings.handoffRounds()).append(" round(s) of ")
+                .append(settings.handoffMeasure().toMillis() / 1000.0).append(" s per contender, Baton and Redisson"
+                        + " interleaved, each round on fresh clients after ")
+                .append(settings.handoffWarmup().toMillis() / 1000.0).append(" s of warm-up\n");
+        if (ping != null) {
+            md.append(String.format(Locale.ROOT, "- One PING round trip (idle Lettuce sync connection, timed one by one"
+                    + " before each (c) round, %,d samples): p50 %.1f µs, p99 %.1f µs%n",
+                    ping.count(), ping.micros(50), ping.micros(99)));
+        }
+        md.append('\n');
+
+        md.append("| Scenario | Contender | ops/s (median) | ops/s min–max | p50 µs | p99 µs | Redis cmds/op |"
+                + " commands per op (commandstats, incl. those run inside scripts) |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---|\n");
+        for (String scenario : List.of(A, B, C, D)) {
+            if (scenario.equals(C)) {
+                appendHandoffRows(md);
+                continue;
+            }
+            Map<String, JmhRow> rows = jmh.getOrDefault(scenario, Map.of());
+            for (String contender : JMH_CONTENDERS) {
+                JmhRow row = rows.get(contender);
+                if (row == null) {
+                    if (settings.jmh) {
+                        md.append("| ").append(scenario).append(" | ").append(contender)
+                                .append(" | failed | | | | | see anomalies |\n");
+                    }
+                    continue;
+                }
+                String breakdown = row.stats == null ? "" : escape(row.stats.breakdown(row.ops));
+                if (scenario.equals(D) && row.ops > 0 && !contender.equals(Contender.PING_FLOOR)) {
+                    breakdown += String.format(Locale.ROOT, "; %.1f%% of attempts acquired",
+                            100.0 * row.acquired / row.ops);
+                }
+                md.append("| ").append(scenario).append(" | ").append(contender)
+                        .append(" | ").append(ops(row.opsMedian))
+                        .append(" | ").append(ops(row.opsMin)).append("–").append(ops(row.opsMax))
+                        .append(" | ").append(us(row.p50)).append(" | ").append(us(row.p99))
+                        .append(" | ").append(row.stats == null ? "?" : num(row.stats.perOp(row.ops)))
+                        .append(" | ").append(breakdown).append(" |\n");
+            }
+        }
+        md.append("\nops/s: median of the measurement iterations (for (c), of the rounds). p50/p99: JMH SampleTime"
+                + " distribution of one operation (for (c): the handoff, from one holder's unlock() returning to"
+                + " the next holder's lock() returning, other thread only). Redis cmds/op: every command Redis"
+                + " executed in the measured span (harness INFO/CONFIG excluded) divided by the operations"
+                + " completed in it. An operation is lock()+unlock() in (a), (b), (c), and one tryLock(0) attempt"
+                + " plus the unlock() when it acquired in (d); the ping-floor sends one PING per lock/tryLock and"
+                + " one per unlock.\n\n");
+
+        appendTargets(md);
+        appendCrossCheck(md);
+        appendHandoffDetails(md);
+        appendTraces(md);
+        appendAnomalies(md);
+        return md.toString();
+    }
+
+    private void appendHandoffRows(StringBuilder md) {
+        if (!settings.handoff) {
+            return;
+        }
+        for (String contender : Contender.LOCKS) {
+            List<HandoffScenario.Round> rs = roundsOf(contender);
+            if (rs.isEmpty()) {
+                md.append("| ").append(C).append(" | ").append(contender).append(" | failed | | | | | see anomalies |\n");
+                continue;
+            }
+            double[] each = rs.stream().mapToDouble(HandoffScenario.Round::perSecond).toArray();
+            Percentiles p = pooled(contender, true);
+            CommandStats stats = handoffStats(contender);
+            long opsForCommands = handoffCommandOps(contender);
+            md.append("| ").append(C).append(" | ").append(contender)
+                    .append(" | ").append(ops(handoffOpsMedian(contender)))
+                    .append(" | ").append(ops(Arrays.stream(each).min().orElse(Double.NaN))).append("–")
+                    .append(ops(Arrays.stream(each).max().orElse(Double.NaN)))
+                    .append(" | ").append(us(p.micros(50))).append(" | ").append(us(p.micros(99)))
+                    .append(" | ").append(num(stats.perOp(opsForCommands)))
+                    .append(" | ").append(escape(stats.breakdown(opsForCommands))).append(" |\n");
+        }
+    }
+
+    private void appendTargets(StringBuilder md) {
+        md.append("### Targets\n\n| Target | Measured | Ratio | Met |\n|---|---|---:|---|\n");
+        JmhRow floorA = row(A, Contender.PING_FLOOR);
+        JmhRow batonA = row(A, Contender.BATON);
+        if (floorA != null && batonA != null) {
+            double ratio = floorA.opsMedian / batonA.opsMedian;
+            md.append(String.format(Locale.ROOT, "| (a) Baton within 1.2x of the two-PING floor | floor %s ops/s,"
+                            + " Baton %s ops/s (p50 %s vs %s µs, ratio %.2fx) | floor/Baton = %.2fx | %s |%n",
+                    ops(floorA.opsMedian), ops(batonA.opsMedian), us(floorA.p50), us(batonA.p50),
+                    batonA.p50 / floorA.p50, ratio, met(ratio <= 1.2)));
+        } else {
+            md.append("| (a) Baton within 1.2x of the two-PING floor | missing results | | not measured |\n");
+        }
+        if (crossCheck != null) {
+            UncontendedCrossCheck.Result floor = crossCheck.get(Contender.PING_FLOOR);
+            UncontendedCrossCheck.Result baton = crossCheck.get(Contender.BATON);
+            double ratio = floor.medianOps() / baton.medianOps();
+            md.append(String.format(Locale.ROOT, "| (a) same, interleaved cross-check | floor %s ops/s, Baton %s ops/s"
+                            + " (p50 %s vs %s µs, ratio %.2fx) | floor/Baton = %.2fx | %s |%n",
+                    ops(floor.medianOps()), ops(baton.medianOps()), us(floor.latency().micros(50)),
+                    us(baton.latency().micros(50)), baton.latency().micros(50) / floor.latency().micros(50), ratio,
+                    met(ratio <= 1.2)));
+        }
+        for (String scenario : List.of(B, D)) {
+            String label = scenario.substring(0, 3) + " Baton >= 3x Redisson's throughput";
+            JmhRow baton = row(scenario, Contender.BATON);
+            JmhRow redisson = row(scenario, Contender.REDISSON);
+            if (baton != null && redisson != null) {
+                appendRatio(md, label, baton.opsMedian, redisson.opsMedian);
+            } else {
+                md.append("| ").append(label).append(" | missing results | | not measured |\n");
+            }
+            if (scenario.equals(B)) {
+                appendHandoffTargets(md);
+            }
+        }
+        md.append('\n');
+    }
+
+    private void appendHandoffTargets(StringBuilder md) {
+        String label = "(c) Baton >= 3x Redisson's acquisitions/s";
+        double baton = handoffOpsMedian(Contender.BATON);
+        double redisson = handoffOpsMedian(Contender.REDISSON);
+        if (!Double.isNaN(baton) && !Double.isNaN(redisson)) {
+            appendRatio(md, label, baton, redisson);
+        } else {
+            md.append("| ").append(label).append(" | missing results | | not measured |\n");
+        }
+        Percentiles handoff = pooled(Contender.BATON, true);
+        if (ping != null && handoff.count() > 0) {
+            double ratio = handoff.micros(50) / ping.micros(50);
+            md.append(String.format(Locale.ROOT, "| (c) Baton handoff p50 < 2x one PING round trip | handoff p50 %s µs,"
+                            + " PING p50 %s µs | %.2fx | %s |%n",
+                    us(handoff.micros(50)), us(ping.micros(50)), ratio, met(ratio < 2.0)));
+        } else {
+            md.append("| (c) Baton handoff p50 < 2x one PING round trip | missing results | | not measured |\n");
+        }
+    }
+
+    private static void appendRatio(StringBuilder md, String label, double baton, double redisson) {
+        double ratio = baton / redisson;
+        md.append(String.format(Locale.ROOT, "| %s | Baton %s ops/s, Redisson %s ops/s | Baton/Redisson = %.2fx | %s |%n",
+                label, ops(baton), ops(redisson), ratio, met(ratio >= 3.0)));
+    }
+
+    private void appendCrossCheck(StringBuilder md) {
+        if (crossCheck == null) {
+            return;
+        }
+        md.append("### Scenario (a) cross-check: alternating slices in one JVM\n\n");
+        md.append("| Contender | ops/s per slice | ops/s (median) | p50 µs | p99 µs |\n|---|---|---:|---:|---:|\n");
+        for (Map.Entry<String, UncontendedCrossCheck.Result> e : crossCheck.entrySet()) {
+            UncontendedCrossCheck.Result r = e.getValue();
+            StringBuilder each = new StringBuilder();
+            for (double v : r.opsPerSlice) {
+                each.append(each.length() == 0 ? "" : ", ").append(ops(v));
+            }
+            Percentiles p = r.latency();
+            md.append("| ").append(e.getKey()).append(" | ").append(each).append(" | ").append(ops(r.medianOps()))
+                    .append(" | ").append(us(p.micros(50))).append(" | ").append(us(p.micros(99))).append(" |\n");
+        }
+        md.append("\nThe floor, Baton and Redisson take turns (rotating who goes first) in ")
+                .append(settings.crossCheckSlice().toMillis()).append(" ms slices on one thread, after 1 s of warm-up"
+                        + " each, so outside load hits them alike; every lock()+unlock() is timed.\n\n");
+    }
+
+    private void appendHandoffDetails(StringBuilder md) {
+        if (rounds.isEmpty()) {
+            return;
+        }
+        md.append("### Scenario (c) in detail\n\n");
+        md.append("| Contender | acquisitions/s per round | handoff p50 / p90 / p99 µs (other thread) |"
+                + " same, from unlock() called, p50 / p99 µs | handoffs to another client: share, p50 / p99 µs |"
+                + " every gap p50 / p99 µs | same thread re-acquired | overlaps | errors | exclusion violations |\n");
+        md.append("|---|---|---|---|---|---|---:|---:|---:|---:|\n");
+        for (String contender : Contender.LOCKS) {
+            List<HandoffScenario.Round> rs = roundsOf(contender);
+            if (rs.isEmpty()) {
+                continue;
+            }
+            Percentiles h = pooled(contender, true);
+            Percentiles g = pooled(contender, false);
+            Percentiles fromCall = Percentiles.pooled(rs.stream().map(r -> r.handoffFromCallNanos).toList());
+            Percentiles otherClient = Percentiles.pooled(rs.stream().map(r -> r.otherClientNanos).toList());
+            long gaps = rs.stream().mapToLong(r -> r.gapNanos.length).sum();
+            long same = rs.stream().mapToLong(r -> r.sameThread).sum();
+            long overlaps = rs.stream().mapToLong(r -> r.overlaps).sum();
+            long errors = rs.stream().mapToLong(r -> r.errorCount).sum();
+            long violations = rs.stream().mapToLong(r -> r.exclusionViolations).sum();
+            StringBuilder each = new StringBuilder();
+            for (HandoffScenario.Round r : rs) {
+                each.append(each.length() == 0 ? "" : ", ").append(ops(r.perSecond()));
+            }
+            md.append("| ").append(contender).append(" | ").append(each)
+                    .append(" | ").append(us(h.micros(50))).append(" / ").append(us(h.micros(90))).append(" / ")
+                    .append(us(h.micros(99)))
+                    .append(" | ").append(us(fromCall.micros(50))).append(" / ").append(us(fromCall.micros(99)))
+                    .append(" | ").append(percent(otherClient.count(), h.count())).append(", ")
+                    .append(us(otherClient.micros(50))).append(" / ").append(us(otherClient.micros(99)))
+                    .append(" | ").append(us(g.micros(50))).append(" / ").append(us(g.micros(99)))
+                    .append(" | ").append(percent(same, gaps)).append(" | ").append(percent(overlaps, gaps))
+                    .append(" | ").append(errors).append(" | ").append(violations).append(" |\n");
+        }
+        md.append("\nA gap is the time from one holder's unlock() returning to the next holder's lock() returning;"
+                + " a handoff is a gap where the next holder is another thread. An overlap is a gap below zero (the"
+                + " next lock() returned before the previous unlock() did), counted as zero. Measured from the"
+                + " moment unlock() was called instead, the handoff includes the release round trip and cannot be"
+                + " negative: an upper bound of the same thing. Each client runs 2 of the 8 threads, so a handoff"
+                + " goes either to the other thread of the same client (which a library may arrange without waiting"
+                + " for Redis to notify it) or to another client (which always takes a notification and an acquire"
+                + " round trip).\n\n");
+    }
+
+    private void appendTraces(StringBuilder md) {
+        if (traces.isEmpty()) {
+            return;
+        }
+        md.append("### Round trips per operation (MONITOR, ").append(ProtocolTrace.OPS)
+                .append(" single-threaded operations)\n\n");
+        md.append("| Contender | Operation | sent by the client per op | which | run inside scripts per op | which |\n");
+        md.append("|---|---|---:|---|---:|---|\n");
+        for (ProtocolTrace.Trace t : traces) {
+            md.append("| ").append(t.contender()).append(" | ").append(t.shape())
+                    .append(" | ").append(num(t.sentPerOp())).append(" | ").append(escape(t.sentBreakdown()))
+                    .append(" | ").append(num(t.inScriptsPerOp())).append(" | ").append(escape(t.inScriptsBreakdown()))
+                    .append(" |\n");
+        }
+        md.append('\n');
+    }
+
+    private void appendAnomalies(StringBuilder md) {
+        List<String> all = new ArrayList<>(anomalies);
+        for (HandoffScenario.Round r : rounds) {
+            for (String stuck : r.stuckThreads) {
+                all.add("scenario (c) with " + r.contender + " hung: " + stuck);
+            }
+            if (r.exclusionViolations > 0) {
+                all.add("scenario (c) with " + r.contender + ": " + r.exclusionViolations
+                        + " times two threads were inside the lock at once");
+            }
+            for (String e : r.errors) {
+                all.add("scenario (c) with " + r.contender + " threw (" + r.errorCount + " errors in the round):\n" + e);
+            }
+        }
+        md.append("### Anomalies\n\n");
+        if (all.isEmpty()) {
+            md.append("None: every benchmark produced results, no errors, no hang, no exclusion violation.\n");
+            return;
+        }
+        for (String a : all) {
+            md.append("- ").append(a.replace("\n", "\n    ")).append('\n');
+        }
+    }
+
+    private JmhRow row(String scenario, String contender) {
+        JmhRow r = jmh.getOrDefault(scenario, Map.of()).get(contender);
+        return r == null || Double.isNaN(r.opsMedian) ? null : r;
+    }
+
+    private static String met(boolean met) {
+        return met ? "met" : "**not met**";
+    }
+
+    private static String ops(double v) {
+        return Double.isNaN(v) ? "?" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    private static String us(double v) {
+        if (Double.isNaN(v)) {
+            return "?";
+        }
+        return v >= 1_000 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.1f", v);
+    }
+
+    private static String num(double v) {
+        return Double.isNaN(v) ? "?" : String.format(Locale.ROOT, "%.2f", v);
+    }
+
+    private static String percent(long part, long whole) {
+        return whole == 0 ? "?" : String.format(Locale.ROOT, "%.1f%%", 100.0 * part / whole);
+    }
+
+    private static String escape(String text) {
+        return text.replace("|", "\\|");
+    }
+}
