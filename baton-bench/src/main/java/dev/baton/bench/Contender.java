@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import dev.baton.Baton;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -25,12 +26,16 @@ import org.redisson.config.Config;
  *   <li>{@value #PING_FLOOR}: one Lettuce sync connection, the client type Baton itself uses; its "lock" sends one
  *       {@code PING} for {@code lock()}/{@code tryLock} and one for {@code unlock()}, so lock+unlock costs exactly
  *       two PING round trips on the same client. That is the floor no Redis lock can beat.</li>
+ *   <li>{@value #SCRIPT_FLOOR}: the same connection type, but each "lock" and "unlock" runs {@code EVALSHA} of a
+ *       script that only returns 1: what two round trips cost for any lock built on Lua scripts, before the script
+ *       does any work. A reference for scenario (a), not a contender.</li>
  * </ul>
  */
 abstract class Contender implements AutoCloseable {
     static final String BATON = "baton";
     static final String REDISSON = "redisson";
     static final String PING_FLOOR = "ping-floor";
+    static final String SCRIPT_FLOOR = "script-floor";
 
     /** The lock libraries compared; the floor is added where a scenario reports it. */
     static final List<String> LOCKS = List.of(BATON, REDISSON);
@@ -43,10 +48,12 @@ abstract class Contender implements AutoCloseable {
             case REDISSON:
                 return new RedissonContender(uri);
             case PING_FLOOR:
-                return new PingFloor(uri);
+                return new RoundTripFloor(uri, false);
+            case SCRIPT_FLOOR:
+                return new RoundTripFloor(uri, true);
             default:
                 throw new IllegalArgumentException("unknown contender '" + kind + "', expected one of "
-                        + List.of(BATON, REDISSON, PING_FLOOR));
+                        + List.of(BATON, REDISSON, PING_FLOOR, SCRIPT_FLOOR));
         }
     }
 
@@ -94,21 +101,30 @@ abstract class Contender implements AutoCloseable {
         }
     }
 
-    /** Two PINGs per lock+unlock on one Lettuce sync connection shared by all threads, like Baton's. */
-    private static final class PingFloor extends Contender {
+    /**
+     * One round trip per lock and one per unlock on one Lettuce sync connection shared by all threads, like Baton's:
+     * a PING, or an EVALSHA of a script that returns 1.
+     */
+    private static final class RoundTripFloor extends Contender {
         private final RedisClient client;
         private final StatefulRedisConnection<String, String> connection;
-        private final RedisCommands<String, String> sync;
+        private final Runnable roundTrip;
 
-        PingFloor(String uri) {
+        RoundTripFloor(String uri, boolean script) {
             this.client = RedisClient.create(uri);
             this.connection = client.connect(StringCodec.UTF8);
-            this.sync = connection.sync();
+            RedisCommands<String, String> sync = connection.sync();
+            if (script) {
+                String sha = sync.scriptLoad("return 1");
+                this.roundTrip = () -> sync.evalsha(sha, ScriptOutputType.INTEGER);
+            } else {
+                this.roundTrip = sync::ping;
+            }
         }
 
         @Override
         Lock lock(String name) {
-            return new PingLock(sync);
+            return new RoundTripLock(roundTrip);
         }
 
         @Override
@@ -119,38 +135,38 @@ abstract class Contender implements AutoCloseable {
     }
 
     /** A "lock" that only costs what a round trip costs. */
-    private static final class PingLock implements Lock {
-        private final RedisCommands<String, String> sync;
+    private static final class RoundTripLock implements Lock {
+        private final Runnable roundTrip;
 
-        PingLock(RedisCommands<String, String> sync) {
-            this.sync = sync;
+        RoundTripLock(Runnable roundTrip) {
+            this.roundTrip = roundTrip;
         }
 
         @Override
         public void lock() {
-            sync.ping();
+            roundTrip.run();
         }
 
         @Override
         public void lockInterruptibly() {
-            sync.ping();
+            roundTrip.run();
         }
 
         @Override
         public boolean tryLock() {
-            sync.ping();
+            roundTrip.run();
             return true;
         }
 
         @Override
         public boolean tryLock(long time, TimeUnit unit) {
-            sync.ping();
+            roundTrip.run();
             return true;
         }
 
         @Override
         public void unlock() {
-            sync.ping();
+            roundTrip.run();
         }
 
         @Override

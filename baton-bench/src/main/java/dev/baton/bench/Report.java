@@ -368,7 +368,16 @@ final class Report {
         }
         md.append("\nThe floor, Baton and Redisson take turns (rotating who goes first) in ")
                 .append(settings.crossCheckSlice().toMillis()).append(" ms slices on one thread, after 1 s of warm-up"
-                        + " each, so outside load hits them alike; every lock()+unlock() is timed.\n\n");
+                        + " each, so outside load hits them alike; every lock()+unlock() is timed. script-floor is a"
+                        + " reference, not a lock: two EVALSHAs of `return 1`, what any lock made of two Lua scripts"
+                        + " pays before its scripts do any work.");
+        UncontendedCrossCheck.Result ping = crossCheck.get(Contender.PING_FLOOR);
+        UncontendedCrossCheck.Result script = crossCheck.get(Contender.SCRIPT_FLOOR);
+        if (ping != null && script != null) {
+            md.append(String.format(Locale.ROOT, " Here the script floor is %.2fx the PING floor (throughput).",
+                    ping.medianOps() / script.medianOps()));
+        }
+        md.append("\n\n");
     }
 
     private void appendHandoffDetails(StringBuilder md) {

@@ -19,8 +19,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *               or a local holder hands the lock straight to us (claim); then try again
  * </pre>
  *
- * When another owner of the same Baton holds the lock, the attempt skips the first try and waits at once: the
- * local holder will either hand the lock over or publish its release, because it sees this waiter.
+ * When another owner of the same Baton holds the lock, or another local waiter is asleep after its try found it held, the attempt
+ * skips the first try and queues at once: the local holder will either hand the lock over or publish its release,
+ * because it sees this waiter; and the sleeping waiter's try already found the lock held and marked it, so the next
+ * release wakes this Baton. Asking Redis again would only cost a failed try on a busy lock.
  *
  * <p>The phase ({@code SENDING}, {@code WAITING}, {@code CLAIMED}) decides who may act: only a WAITING attempt can
  * be woken, re-checked or claimed, each by one compare-and-set, so at most one try is ever in flight. The attempt
@@ -50,6 +52,8 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     private volatile boolean registered;
     private volatile boolean holdsWakeUp;
+    /** Our last try found the lock held (and marked it as waited for); only such a waiter can be queued behind. */
+    private volatile boolean sleptAfterTry;
     private volatile long epochSeen = -1;
     private volatile ScheduledFuture<?> recheckTimer;
     private volatile ScheduledFuture<?> deadlineTimer;
@@ -74,8 +78,8 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (waits && deadlineNanos != Long.MAX_VALUE) {
             deadlineTimer = engine.schedule(this::expire, deadlineNanos - System.nanoTime());
         }
-        if (waits && engine.heldLocallyByOther(keys, request.owner())) {
-            waitForLocalHolder();
+        if (waits && queuedLocally()) {
+            waitInLocalQueue();
         } else {
             send();
         }
@@ -114,6 +118,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return true;
     }
 
+    @Override
+    public boolean sleepsOnHeldLock() {
+        return sleptAfterTry && phase.get() == WAITING && !result.isDone();
+    }
+
     AcquireRequest request() {
         return request;
     }
@@ -143,13 +152,22 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
     }
 
-    private void waitForLocalHolder() {
+    /**
+     * Whether someone of this Baton is ahead of us: a local holder, or a local waiter asleep after a try. (Not a
+     * waiter that is itself only queued: two newcomers must not queue behind each other with nobody asking Redis.)
+     */
+    private boolean queuedLocally() {
+        return engine.heldLocallyByOther(keys, request.owner())
+                || engine.notifications().hasSleepingWaiterOtherThan(keys.channel(), this);
+    }
+
+    private void waitInLocalQueue() {
         registered = true;
         phase.set(WAITING);
-        // Register first, then look at the local holder again: either its unlock sees us (and hands over or
-        // publishes), or we see it gone and try.
+        // Register first, then look again: either the local holder's unlock (or the release message that wakes the
+        // waiter ahead) sees us, or we see nobody ahead any more and try.
         CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
-        boolean stillHeld = engine.heldLocallyByOther(keys, request.owner());
+        boolean stillQueued = queuedLocally();
         subscription.whenComplete((v, e) -> {
             if (result.isDone()) {
                 engine.notifications().unregister(keys.channel(), this);
@@ -157,7 +175,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
                 fail(e);
             } else {
                 epochSeen = engine.notifications().epoch(keys.channel());
-                if (stillHeld && engine.heldLocallyByOther(keys, request.owner())) {
+                if (stillQueued && queuedLocally()) {
                     arm(0);
                 } else {
                     recheck();
@@ -197,6 +215,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             return CompletableFuture.completedFuture(null);
         }
         long pttl = (Long) reply.get(1);
+        sleptAfterTry = true;
         if (registered) {
             phase.set(WAITING);
             arm(pttl);

@@ -357,13 +357,13 @@ public final class LockEngine implements AutoCloseable {
 
     /** What this engine is keeping track of right now; for leak tests and diagnostics. */
     record Bookkeeping(int renewedHolds, int threadHolds, int localHolders, int waitedLockNames, int waiters,
-                       int scheduledTasks) {
+                       int sleepingWaiters, int scheduledTasks) {
     }
 
     Bookkeeping bookkeeping() {
         return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), localHolders.size(),
-                notifications.channelCount(),
-                notifications.waiterCount(), scheduler.getQueue().size());
+                notifications.channelCount(), notifications.waiterCount(), notifications.sleepingWaiterCount(),
+                scheduler.getQueue().size());
     }
 
     private void checkOpen() {

@@ -36,6 +36,9 @@ final class ReleaseNotifications {
 
         /** Called by a local holder about to hand the lock over; true if this waiter takes it. */
         boolean claim();
+
+        /** Whether this waiter is asleep after its own try found the lock held (not trying, not claimed). */
+        boolean sleepsOnHeldLock();
     }
 
     /** Schedules a task on the Baton's scheduler. */
@@ -135,6 +138,25 @@ final class ReleaseNotifications {
     }
 
     /**
+     * Whether another waiter of the channel is asleep after its try found the lock held, while the subscription is
+     * live.
+     * Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a newcomer
+     * may queue behind it without asking Redis first.
+     */
+    boolean hasSleepingWaiterOtherThan(String channel, Waiter self) {
+        Channel c = channels.get(channel);
+        if (c == null || !c.listening()) {
+            return false;
+        }
+        for (Waiter w : c.waiters) {
+            if (w != self && w.sleepsOnHeldLock()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * A waiter that agreed to take the lock straight from a local holder, or null. Null also once {@code limit}
      * handoffs happened in a row: the lock must then be released to everyone, and the count starts again.
      */
@@ -175,6 +197,12 @@ final class ReleaseNotifications {
     /** Number of local waiters over all names; for tests and diagnostics. */
     int waiterCount() {
         return channels.values().stream().mapToInt(c -> c.waiters.size()).sum();
+    }
+
+    /** Number of local waiters asleep after a try that found their lock held; for tests and diagnostics. */
+    int sleepingWaiterCount() {
+        return (int) channels.values().stream().flatMap(c -> c.waiters.stream()).filter(Waiter::sleepsOnHeldLock)
+                .count();
     }
 
     private void onMessage(String channel) {

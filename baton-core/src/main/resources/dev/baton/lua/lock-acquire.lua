@@ -17,12 +17,13 @@
 -- otherwise the caller's single unlock would leave a ghost hold behind.
 --
 -- A caller that is going to wait marks the hash ('waiters'), so that the release publishes a notification; a lock
--- nobody waits for is released without one.
+-- nobody waits for is released without one. A hash already marked is not written again: on a busy lock most tries
+-- fail, and a failed try should cost Redis only reads.
 --
 -- Fencing tokens are max(last + 1, Redis time in microseconds). The counter key may therefore expire once unused:
 -- a later token still exceeds every earlier one as long as the server clock has not stepped back by more than the
 -- retention. Tokens are formatted with %.0f because Lua 5.1 would print large numbers in exponent notation.
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'waiters')
 if held[1] == ARGV[1] and held[2] == ARGV[5] then
   local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
   -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
@@ -32,7 +33,7 @@ if held[1] == ARGV[1] and held[2] == ARGV[5] then
   return {1, tonumber(held[2]), count}
 end
 if held[1] and held[1] ~= ARGV[1] then
-  if ARGV[6] == '1' then
+  if ARGV[6] == '1' and not held[3] then
     redis.call('HSET', KEYS[1], 'waiters', 1)
   end
   return {0, redis.call('PTTL', KEYS[1])}
