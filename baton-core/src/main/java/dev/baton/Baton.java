@@ -21,7 +21,10 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>{@link #close()} stops every watchdog renewal, so locks still held then expire with their lease; it does not
- * release them. Closing is idempotent; using a closed {@code Baton} throws {@link IllegalStateException}.
+ * release them. Their holders are told: each such hold is marked lost ({@link Lease#lost()} completes,
+ * {@link Lease#isValid()} turns false). Waits in progress end with {@link IllegalStateException}. Closing is
+ * idempotent; using a closed {@code Baton} (including {@code unlock()} and {@code Lease.release()}) throws
+ * {@link IllegalStateException}, except {@link Lease#close()}, which stays quiet.
  */
 public final class Baton implements AutoCloseable {
     private final BatonConfig config;
@@ -80,11 +83,15 @@ public final class Baton implements AutoCloseable {
         return engine.instanceId();
     }
 
+    /** The settings this Baton runs with (credentials redacted in its {@code toString()}). */
     public BatonConfig config() {
         return config;
     }
 
-    /** Stops renewals and closes connections. Idempotent. Held locks expire with their lease. */
+    /**
+     * Stops renewals and closes connections. Idempotent. Held locks are not released: they expire with their lease,
+     * and their holds are marked lost at once. Waits in progress fail with {@link IllegalStateException}.
+     */
     @Override
     public void close() {
         engine.close();

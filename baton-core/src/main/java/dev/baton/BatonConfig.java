@@ -31,6 +31,7 @@ public final class BatonConfig {
         this.localHandoffLimit = b.localHandoffLimit;
     }
 
+    /** A builder with every default set; only {@link Builder#uri(String)} is required. */
     public static Builder builder() {
         return new Builder();
     }
@@ -118,31 +119,37 @@ public final class BatonConfig {
             return this;
         }
 
+        /** See {@link BatonConfig#namespace()}; non-blank, without braces. */
         public Builder namespace(String namespace) {
             this.namespace = Objects.requireNonNull(namespace, "namespace");
             return this;
         }
 
+        /** See {@link BatonConfig#watchdogLease()}; positive. */
         public Builder watchdogLease(Duration watchdogLease) {
             this.watchdogLease = Objects.requireNonNull(watchdogLease, "watchdogLease");
             return this;
         }
 
+        /** See {@link BatonConfig#commandTimeout()}; positive. */
         public Builder commandTimeout(Duration commandTimeout) {
             this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
             return this;
         }
 
+        /** See {@link BatonConfig#recheckInterval()}; positive. */
         public Builder recheckInterval(Duration recheckInterval) {
             this.recheckInterval = Objects.requireNonNull(recheckInterval, "recheckInterval");
             return this;
         }
 
+        /** See {@link BatonConfig#fencingTokenRetention()}; not shorter than the watchdog lease. */
         public Builder fencingTokenRetention(Duration fencingTokenRetention) {
             this.fencingTokenRetention = Objects.requireNonNull(fencingTokenRetention, "fencingTokenRetention");
             return this;
         }
 
+        /** See {@link BatonConfig#localHandoffLimit()}; 0 turns local handoffs off. */
         public Builder localHandoffLimit(int localHandoffLimit) {
             this.localHandoffLimit = localHandoffLimit;
             return this;
@@ -150,7 +157,8 @@ public final class BatonConfig {
 
         /**
          * @throws IllegalArgumentException if the URI is missing or malformed, the namespace is blank or contains
-         *         braces, a duration is not positive, the handoff limit is negative, or the watchdog lease is not longer than the command timeout
+         *         braces, a duration is not positive, the handoff limit is negative, or the fencing token retention is
+         *         shorter than the watchdog lease
          */
         public BatonConfig build() {
             if (uri == null || uri.isBlank()) {
@@ -168,11 +176,6 @@ public final class BatonConfig {
             requirePositive(fencingTokenRetention, "fencingTokenRetention");
             if (localHandoffLimit < 0) {
                 throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
-            }
-            if (watchdogLease.compareTo(commandTimeout) <= 0) {
-                throw new IllegalArgumentException("watchdogLease (" + watchdogLease
-                        + ") must be longer than commandTimeout (" + commandTimeout
-                        + "), or a slow renewal could outlive the lease it renews");
             }
             if (fencingTokenRetention.compareTo(watchdogLease) < 0) {
                 throw new IllegalArgumentException("fencingTokenRetention (" + fencingTokenRetention

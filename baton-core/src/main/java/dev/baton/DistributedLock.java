@@ -36,7 +36,8 @@ import java.util.concurrent.locks.Lock;
  * <h2>Failure behaviour</h2>
  * Arguments are checked before any Redis call ({@link IllegalArgumentException}/{@link NullPointerException} naming
  * the parameter). If Redis cannot be reached or does not answer within {@link BatonConfig#commandTimeout()}, calls
- * throw {@link BatonUnavailableException}; they never hang. Redis replication is asynchronous: a failover can lose a
+ * throw {@link BatonUnavailableException}; they never hang. Every method that talks to Redis throws
+ * {@link IllegalStateException} once the {@link Baton} is closed. Redis replication is asynchronous: a failover can lose a
  * freshly acquired lock, and fencing tokens are what protects the resource in that case.
  *
  * <p>Waiting is not fair: a waiter is woken by a release notification and races any newcomer. A lost notification
@@ -112,6 +113,8 @@ public interface DistributedLock extends Lock {
      *
      * @throws LockTimeoutException if the wait ran out
      * @throws IllegalArgumentException if {@code wait} is negative
+     * @throws BatonUnavailableException if Redis is unreachable
+     * @throws InterruptedException if interrupted while waiting (no lock is left behind)
      */
     Lease acquire(Duration wait) throws InterruptedException;
 
@@ -119,6 +122,9 @@ public interface DistributedLock extends Lock {
      * Acquires a handle-owned lease with a fixed {@code lease} (no watchdog), waiting at most {@code wait}.
      *
      * @return the lease, or empty if the wait ran out
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is not positive
+     * @throws BatonUnavailableException if Redis is unreachable
+     * @throws InterruptedException if interrupted while waiting (no lock is left behind)
      */
     Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
 
@@ -129,7 +135,11 @@ public interface DistributedLock extends Lock {
      */
     CompletableFuture<Lease> acquireAsync(Duration wait);
 
-    /** Whether anyone holds the lock right now (one Redis call). */
+    /**
+     * Whether anyone holds the lock right now (one Redis call).
+     *
+     * @throws BatonUnavailableException if Redis is unreachable
+     */
     boolean isLocked();
 
     /** Whether the current thread holds the lock through the thread-owned methods (no Redis call). */
@@ -150,6 +160,7 @@ public interface DistributedLock extends Lock {
      * lock at its next renewal or release. Fencing tokens keep increasing.
      *
      * @return true if the lock existed
+     * @throws BatonUnavailableException if Redis is unreachable
      */
     boolean forceUnlock();
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.support.Measure;
 import dev.baton.support.TestBatons;
+import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisExtension;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
@@ -303,6 +304,52 @@ class LockBasicsIT {
         assertThat(Thread.interrupted()).isTrue();
         assertThat(lock.isHeldByCurrentThread()).isTrue();
         lock.unlock();
+    }
+
+    @Test
+    void aThreadWhoseInterruptFlagIsSetCanStillUseAndReleaseItsLocks() throws Exception {
+        DistributedLock lock = baton.lock("flagged");
+        Lease lease = baton.lock("flagged-lease").acquire(Duration.ZERO);
+        Thread.currentThread().interrupt();
+        try {
+            lock.lock();
+            assertThat(lock.tryLock()).as("tryLock() is not affected by the flag").isTrue();
+            assertThat(baton.lock("flagged-free").tryLock()).isTrue();
+            assertThat(lock.isLocked()).isTrue();
+            assertThat(baton.inspect("flagged").isLocked()).isTrue();
+            lock.unlock();
+            lock.unlock();
+            baton.lock("flagged-free").unlock();
+            lease.release();
+            assertThat(Thread.currentThread().isInterrupted()).as("the flag is kept for the caller").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(lock.isLocked()).isFalse();
+        assertThat(baton.lock("flagged-free").isLocked()).isFalse();
+        assertThat(baton.lock("flagged-lease").isLocked()).isFalse();
+    }
+
+    @Test
+    void aWatchdogReentryKeepsAFixedLeaseHoldOnlyWhileItLasts() {
+        DistributedLock lock = baton.lock("mixed");
+        lock.lock(TestBatons.LEASE); // fixed lease
+        lock.lock();                 // watchdog re-entry: renewed while it lasts
+        await().during(TestBatons.LEASE.multipliedBy(2)).atMost(TestBatons.LEASE.multipliedBy(3))
+                .until(() -> baton.inspect("mixed").isLocked());
+        lock.unlock();               // back to the fixed lease: it runs out from the last renewal
+        await().atMost(TestBatons.LEASE.multipliedBy(3)).until(() -> !baton.lock("mixed").isLocked());
+        await().pollInSameThread().atMost(Duration.ofSeconds(5)).until(() -> !lock.isHeldByCurrentThread());
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("lost");
+    }
+
+    /** CI runs this class twice, once on PATH's redis-server and once on the embedded one: prove which ran. */
+    @Test
+    void runsOnTheRedisServerTheEnvironmentNames() {
+        RedisBinary.Source expected = RedisBinary.EMBEDDED_WORD.equalsIgnoreCase(System.getenv(RedisBinary.ENV_VAR))
+                ? RedisBinary.Source.EMBEDDED
+                : RedisBinary.locate().source();
+        assertThat(redis.server().binary().source()).isEqualTo(expected);
     }
 
     @Test

@@ -89,6 +89,26 @@ class RedisOutageIT {
     }
 
     @Test
+    void aHolderIsToldWhenItsUnrenewedLeaseRunsOutNotARenewalRoundLater() throws Exception {
+        Duration lease = Duration.ofSeconds(3); // renewal rounds every second
+        BatonConfig config = BatonConfig.builder().uri(redis.server().uri()).watchdogLease(lease)
+                .commandTimeout(TestBatons.TIMEOUT).recheckInterval(TestBatons.RECHECK).build();
+        try (Baton watched = Baton.connect(config)) {
+            long start = System.nanoTime();
+            Lease held = watched.lock("unrenewed").acquire(Duration.ZERO);
+            redis.server().pause();
+            try {
+                held.lost().get(lease.toMillis() * 3, TimeUnit.MILLISECONDS);
+                assertThat(Measure.millisSince(start)).as("told when the lease ran out")
+                        .isLessThan(lease.toMillis() + 400);
+                assertThat(held.isValid()).isFalse();
+            } finally {
+                redis.server().resume();
+            }
+        }
+    }
+
+    @Test
     void aFrozenRedisMakesEveryCallFailWithinTheTimeout() throws Exception {
         RedisServer server = redis.server();
         DistributedLock lock = baton.lock("frozen");
@@ -167,8 +187,13 @@ class RedisOutageIT {
             }
             secured.restart();
             Throwable wrongPassword = Measure.thrownBy(() -> TestBatons.connect("redis://:wrong-pw@127.0.0.1:" + secured.port()));
-            assertThat(wrongPassword).isInstanceOf(BatonException.class);
+            assertThat(wrongPassword).isInstanceOf(BatonException.class)
+                    .isNotInstanceOf(BatonUnavailableException.class)
+                    .hasMessageContaining("refused the credentials");
             assertThat(fullText(wrongPassword)).doesNotContain("wrong-pw");
+            Throwable noPassword = Measure.thrownBy(() -> TestBatons.connect("redis://127.0.0.1:" + secured.port()));
+            assertThat(noPassword).isInstanceOf(BatonException.class)
+                    .hasMessageContaining("refused the credentials");
         }
     }
 

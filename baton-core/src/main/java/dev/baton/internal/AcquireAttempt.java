@@ -123,6 +123,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return sleptAfterTry && phase.get() == WAITING && !result.isDone();
     }
 
+    @Override
+    public void closed(RuntimeException reason) {
+        fail(reason);
+    }
+
     AcquireRequest request() {
         return request;
     }
@@ -188,6 +193,10 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (result.isDone()) {
             return;
         }
+        if (engine.isClosed()) {
+            fail(engine.closedWhileWaiting(keys));
+            return;
+        }
         epochSeen = engine.notifications().epoch(keys.channel());
         long sentAt = System.nanoTime();
         settled = engine.<List<Object>>tryAcquire(request, waits)
@@ -208,7 +217,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (result.isDone()) {
             return CompletableFuture.completedFuture(null);
         }
-        if (!waits || System.nanoTime() - deadlineNanos >= 0) {
+        if (!waits || (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos >= 0)) {
             if (result.complete(null)) {
                 cleanUp();
             }
@@ -272,6 +281,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
         }
         recheckTimer = engine.schedule(this::recheck, delay);
+        if (engine.isClosed()) {
+            // Registered before this look: either close() found us among the waiters, or we see it here.
+            fail(engine.closedWhileWaiting(keys));
+            return;
+        }
         // A release that arrived since our try moved the epoch: go again rather than sleep through it.
         if (engine.notifications().epoch(keys.channel()) != epochSeen) {
             recheck();

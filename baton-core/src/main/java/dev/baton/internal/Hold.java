@@ -23,6 +23,8 @@ final class Hold {
     private State state = State.HELD;
     private String lostReason = "";
     private boolean watchdog;
+    /** The hold count of a watchdog re-entry into a fixed-lease hold; 0 if none is active. */
+    private int watchdogFromCount;
     private long expiresAtNanos;
     private ScheduledFuture<?> expiryTimer;
 
@@ -63,11 +65,30 @@ final class Hold {
         return expiresAtNanos;
     }
 
-    /** A re-entry: Redis may have lengthened the lease, and a watchdog re-entry keeps the hold renewed. */
+    /**
+     * A re-entry: Redis may have lengthened the lease. A watchdog re-entry of a fixed-lease hold keeps the hold
+     * renewed until that re-entry is released again ({@link #watchdogEndsAt}).
+     */
     synchronized void reentered(int count, boolean watchdog, long expiresAtNanos) {
         this.count = count;
-        this.watchdog |= watchdog;
+        if (watchdog && !this.watchdog) {
+            this.watchdog = true;
+            this.watchdogFromCount = count;
+        }
         this.expiresAtNanos = Math.max(this.expiresAtNanos, expiresAtNanos);
+    }
+
+    /**
+     * Whether dropping to {@code count} holds ends the watchdog re-entry of a fixed-lease hold; if so, the hold is
+     * fixed-lease again and expires at its last renewal's estimate.
+     */
+    synchronized boolean watchdogEndsAt(int count) {
+        if (watchdogFromCount == 0 || count >= watchdogFromCount) {
+            return false;
+        }
+        watchdog = false;
+        watchdogFromCount = 0;
+        return true;
     }
 
     /** A successful renewal sent at some instant: the lease now runs to at least {@code expiresAtNanos}. */

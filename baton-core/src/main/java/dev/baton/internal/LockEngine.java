@@ -5,9 +5,12 @@ import dev.baton.DistributedLock;
 import dev.baton.LockInfo;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
@@ -219,7 +222,10 @@ public final class LockEngine implements AutoCloseable {
         }
         if (left > 0) {
             hold.setCount((int) left);
-            if (last) {
+            if (hold.watchdogEndsAt((int) left)) {
+                watchdog.unwatch(hold); // the outer hold had a fixed lease: it runs out from the last renewal
+                track(hold);
+            } else if (last) {
                 track(hold);
             }
         } else if (left == 0) {
@@ -341,8 +347,13 @@ public final class LockEngine implements AutoCloseable {
         return gateway.translate(e);
     }
 
+    /** Schedules a task; null once the Baton is closed (callers then see {@link #isClosed()}). */
     ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-        return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        try {
+            return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            return null;
+        }
     }
 
     void scheduleRepeating(Runnable task, long periodNanos) {
@@ -366,20 +377,40 @@ public final class LockEngine implements AutoCloseable {
                 scheduler.getQueue().size());
     }
 
-    private void checkOpen() {
+    void checkOpen() {
         if (closed.get()) {
             throw new IllegalStateException("this Baton is closed");
         }
     }
 
+    boolean isClosed() {
+        return closed.get();
+    }
+
+    IllegalStateException closedWhileWaiting(LockKeys keys) {
+        return new IllegalStateException("this Baton was closed while waiting for lock '" + keys.name() + "'");
+    }
+
+    /**
+     * Ends everything in progress, so that nobody is left hanging or uninformed: every wait fails with
+     * {@link IllegalStateException}; every hold still held is marked lost (nothing renews it any more, it expires
+     * with its lease in Redis); then the connections close, which fails any command still in flight.
+     */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        notifications.closeAll(new IllegalStateException("this Baton was closed while waiting for a lock"));
+        Set<Hold> held = Collections.newSetFromMap(new IdentityHashMap<>());
+        held.addAll(localHolders.values());
+        held.addAll(threadHolds.values());
+        for (Hold hold : held) {
+            lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease");
+        }
+        gateway.close();
         scheduler.shutdownNow();
         callbacks.shutdown();
-        gateway.close();
     }
 
     private static String holdKey(LockKeys keys, String owner) {

@@ -59,12 +59,9 @@ final class RedisDistributedLock implements DistributedLock {
 
     @Override
     public boolean tryLock() {
-        try {
-            return acquireForThread(0, watchdogLeaseMillis, true);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        // A single try, bounded by the command timeout; like ReentrantLock.tryLock(), not affected by interrupts.
+        return awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), watchdogLeaseMillis, true, 0, true))
+                != null;
     }
 
     @Override
@@ -86,6 +83,7 @@ final class RedisDistributedLock implements DistributedLock {
 
     @Override
     public void unlock() {
+        engine.checkOpen();
         Hold hold = engine.threadHold(keys, engine.threadOwner());
         if (hold == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
@@ -137,14 +135,20 @@ final class RedisDistributedLock implements DistributedLock {
     }
 
     private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
+        Hold hold = awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease,
+                Long.MAX_VALUE, true));
+        if (hold == null) {
+            throw new IllegalStateException("an unbounded wait for lock '" + name() + "' ended without the lock");
+        }
+    }
+
+    /** Waits for an attempt that ends by itself (no deadline or a single try); keeps an interrupt for the caller. */
+    private Hold awaitUninterruptibly(AcquireAttempt attempt) {
         boolean interrupted = Thread.interrupted();
-        AcquireAttempt attempt = engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease,
-                Long.MAX_VALUE, true);
         try {
             while (true) {
                 try {
-                    attempt.result.get();
-                    return;
+                    return attempt.result.get();
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {

@@ -67,6 +67,10 @@ final class RedisGateway implements AutoCloseable {
             this.connection = client.connect(StringCodec.UTF8);
         } catch (RuntimeException e) {
             shutdown();
+            if (refusedCredentials(e)) {
+                // Not "unavailable": trying again will not help. Redis's reply names no credentials.
+                throw new BatonException("Redis at " + endpoint + " refused the credentials in the URI", e);
+            }
             throw unavailable("could not be reached", e);
         }
         this.commands = connection.async();
@@ -87,7 +91,12 @@ final class RedisGateway implements AutoCloseable {
 
     /** Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. */
     <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<T> bySha = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+        CompletableFuture<T> bySha;
+        try {
+            bySha = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+        } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
+            return CompletableFuture.failedFuture(translate(e));
+        }
         // One stage on the success path; the fallback and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
                 ? commands.<T>eval(script.body(), type, keys, args).toCompletableFuture()
@@ -113,18 +122,30 @@ final class RedisGateway implements AutoCloseable {
 
     /**
      * Waits for a future of this gateway in a blocking call, bounded by the command timeout (plus a margin for
-     * the NOSCRIPT fallback), so that no blocking call can hang.
+     * the NOSCRIPT fallback), so that no blocking call can hang. The wait ignores interrupts and keeps them for the
+     * caller: the command is already on its way, and a thread whose interrupt flag is set must still be able to
+     * unlock in its {@code finally} block.
      */
     <T> T await(CompletionStage<T> stage) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commandTimeout.toMillis() * 2 + 100);
+        boolean interrupted = false;
         try {
-            return stage.toCompletableFuture().get(commandTimeout.toMillis() * 2 + 100, TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new BatonException("interrupted while waiting for Redis at " + endpoint, e);
+            while (true) {
+                try {
+                    return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
         } catch (ExecutionException e) {
             throw translate(e);
         } catch (TimeoutException e) {
             throw unavailable("did not answer within " + commandTimeout, e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -141,6 +162,9 @@ final class RedisGateway implements AutoCloseable {
                 || e instanceof RedisReadOnlyException) {
             return unavailable("cannot serve Baton right now (" + e.getMessage() + ")", e);
         }
+        if (refusedCredentials(e)) {
+            return new BatonException("Redis at " + endpoint + " refused the credentials in the URI", e);
+        }
         if (e instanceof RedisCommandExecutionException) {
             return new BatonException("Redis at " + endpoint + " rejected a command: " + e.getMessage(), e);
         }
@@ -155,6 +179,17 @@ final class RedisGateway implements AutoCloseable {
 
     private BatonUnavailableException unavailable(String what, Throwable cause) {
         return new BatonUnavailableException("Redis at " + endpoint + " " + what, cause);
+    }
+
+    private static boolean refusedCredentials(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null && (message.contains("WRONGPASS") || message.contains("NOAUTH")
+                    || message.contains("invalid password"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     static Throwable unwrap(Throwable e) {

@@ -37,6 +37,7 @@ final class RedisLease implements Lease {
 
     @Override
     public void release() {
+        engine.checkOpen();
         if (!releasing.compareAndSet(false, true)) {
             throw new IllegalMonitorStateException("lease of lock '" + lockName() + "' was already released");
         }

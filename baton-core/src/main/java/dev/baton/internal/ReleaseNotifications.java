@@ -39,6 +39,9 @@ final class ReleaseNotifications {
 
         /** Whether this waiter is asleep after its own try found the lock held (not trying, not claimed). */
         boolean sleepsOnHeldLock();
+
+        /** The Baton is closing: end the wait with this failure. */
+        void closed(RuntimeException reason);
     }
 
     /** Schedules a task on the Baton's scheduler. */
@@ -185,6 +188,15 @@ final class ReleaseNotifications {
                 if (w.wake()) {
                     return;
                 }
+            }
+        }
+    }
+
+    /** Ends every wait of this Baton (it is closing); nothing is unsubscribed, the connection closes with it. */
+    void closeAll(RuntimeException reason) {
+        for (Channel c : channels.values()) {
+            for (Waiter w : c.waiters) {
+                w.closed(reason);
             }
         }
     }

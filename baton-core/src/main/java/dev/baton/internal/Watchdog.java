@@ -1,41 +1,41 @@
 package dev.baton.internal;
 
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Renews every watchdog-leased hold of one Baton from one scheduler, every third of the watchdog lease, in batches:
- * one {@code lock-renew.lua} call per Cluster hash slot and at most {@value #BATCH} locks (on a standalone Redis,
- * one call for up to {@value #BATCH} locks).
+ * one {@code lock-renew.lua} call for up to {@value #BATCH} locks. (The Baton talks to one standalone, replicated or
+ * Sentinel-managed master, where a script may touch any keys; on Cluster, batches would have to follow hash slots.)
  *
  * <p>Outcomes per hold: renewed (its local expiry moves on); gone or owned by someone else (the hold is marked lost
- * at once); no answer (Redis unreachable: retried next round, and the hold is marked lost as soon as its local
- * expiry estimate passes, since it may have expired in Redis). A hold that is released is removed before its release
- * script is sent, and the renew script only extends a lock whose owner matches, so a renewal can never revive a
- * released lock.
+ * at once); no answer (Redis unreachable: retried next round). A hold whose local expiry estimate passes without a
+ * renewal is marked lost at that moment, not a round later: whenever an estimate would run out before the next
+ * round, a sweep is scheduled for it. A hold that is released is removed before its release script is sent, and the
+ * renew script only extends a lock whose owner matches, so a renewal can never revive a released lock.
  */
 final class Watchdog {
     static final int BATCH = 256;
 
     private final LockEngine engine;
     private final long leaseMillis;
+    private final long periodNanos;
     private final Set<Hold> holds = ConcurrentHashMap.newKeySet();
+    private ScheduledFuture<?> sweep; // only touched on the scheduler thread
 
     Watchdog(LockEngine engine, long leaseMillis) {
         this.engine = engine;
         this.leaseMillis = leaseMillis;
+        this.periodNanos = Math.max(1, TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3);
     }
 
     void start() {
-        long period = TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 3;
-        engine.scheduleRepeating(this::renewAll, period);
+        engine.scheduleRepeating(this::renewAll, periodNanos);
     }
 
     void watch(Hold hold) {
@@ -51,25 +51,38 @@ final class Watchdog {
     }
 
     private void renewAll() {
-        if (holds.isEmpty()) {
-            return;
+        List<Hold> live = sweepExpired();
+        for (int from = 0; from < live.size(); from += BATCH) {
+            renew(live.subList(from, Math.min(live.size(), from + BATCH)));
         }
-        Map<Integer, List<Hold>> bySlot = new TreeMap<>();
+    }
+
+    /**
+     * Marks every hold whose estimate ran out as lost and returns the others; schedules the next sweep if one of
+     * them would run out before the next renewal round could look.
+     */
+    private List<Hold> sweepExpired() {
+        List<Hold> live = new ArrayList<>();
         long now = System.nanoTime();
+        long earliest = Long.MAX_VALUE;
         for (Hold h : holds) {
             if (!h.isHeld()) {
                 holds.remove(h);
             } else if (now - h.expiresAtNanos() >= 0) {
                 engine.lost(h, "its lease could not be renewed before it ran out (Redis did not answer)");
             } else {
-                bySlot.computeIfAbsent(SlotHash.getSlot(h.keys.lock()), k -> new ArrayList<>()).add(h);
+                live.add(h);
+                earliest = Math.min(earliest, h.expiresAtNanos() - now);
             }
         }
-        for (List<Hold> slot : bySlot.values()) {
-            for (int from = 0; from < slot.size(); from += BATCH) {
-                renew(slot.subList(from, Math.min(slot.size(), from + BATCH)));
-            }
+        if (sweep != null) {
+            sweep.cancel(false);
+            sweep = null;
         }
+        if (earliest < periodNanos) {
+            sweep = engine.schedule(this::sweepExpired, earliest);
+        }
+        return live;
     }
 
     private void renew(List<Hold> batch) {
