@@ -29,6 +29,9 @@ import org.redisson.config.Config;
  *   <li>{@value #SCRIPT_FLOOR}: the same connection type, but each "lock" and "unlock" runs {@code EVALSHA} of a
  *       script that only returns 1: what two round trips cost for any lock built on Lua scripts, before the script
  *       does any work. A reference for scenario (a), not a contender.</li>
+ *   <li>{@value #WRITING_SCRIPT_FLOOR}: "lock" runs a script that only {@code SET}s the key with an expiry, "unlock"
+ *       one that only {@code DEL}s it: the least any lock made of two Lua scripts must write (no owner check, no
+ *       token). Also a reference for scenario (a).</li>
  * </ul>
  */
 abstract class Contender implements AutoCloseable {
@@ -36,6 +39,7 @@ abstract class Contender implements AutoCloseable {
     static final String REDISSON = "redisson";
     static final String PING_FLOOR = "ping-floor";
     static final String SCRIPT_FLOOR = "script-floor";
+    static final String WRITING_SCRIPT_FLOOR = "writing-script-floor";
 
     /** The lock libraries compared; the floor is added where a scenario reports it. */
     static final List<String> LOCKS = List.of(BATON, REDISSON);
@@ -48,12 +52,12 @@ abstract class Contender implements AutoCloseable {
             case REDISSON:
                 return new RedissonContender(uri);
             case PING_FLOOR:
-                return new RoundTripFloor(uri, false);
             case SCRIPT_FLOOR:
-                return new RoundTripFloor(uri, true);
+            case WRITING_SCRIPT_FLOOR:
+                return new RoundTripFloor(uri, kind.toLowerCase(Locale.ROOT));
             default:
                 throw new IllegalArgumentException("unknown contender '" + kind + "', expected one of "
-                        + List.of(BATON, REDISSON, PING_FLOOR, SCRIPT_FLOOR));
+                        + List.of(BATON, REDISSON, PING_FLOOR, SCRIPT_FLOOR, WRITING_SCRIPT_FLOOR));
         }
     }
 
@@ -103,28 +107,39 @@ abstract class Contender implements AutoCloseable {
 
     /**
      * One round trip per lock and one per unlock on one Lettuce sync connection shared by all threads, like Baton's:
-     * a PING, or an EVALSHA of a script that returns 1.
+     * a PING, an EVALSHA of a script that returns 1, or an EVALSHA of a script that writes (SET with PX to lock,
+     * DEL to unlock; no owner check, no token: the least a script lock can write).
      */
     private static final class RoundTripFloor extends Contender {
         private final RedisClient client;
         private final StatefulRedisConnection<String, String> connection;
-        private final Runnable roundTrip;
+        private final RedisCommands<String, String> sync;
+        private final String kind;
+        private final String lockSha;
+        private final String unlockSha;
 
-        RoundTripFloor(String uri, boolean script) {
+        RoundTripFloor(String uri, String kind) {
             this.client = RedisClient.create(uri);
             this.connection = client.connect(StringCodec.UTF8);
-            RedisCommands<String, String> sync = connection.sync();
-            if (script) {
-                String sha = sync.scriptLoad("return 1");
-                this.roundTrip = () -> sync.evalsha(sha, ScriptOutputType.INTEGER);
+            this.sync = connection.sync();
+            this.kind = kind;
+            if (kind.equals(WRITING_SCRIPT_FLOOR)) {
+                this.lockSha = sync.scriptLoad("redis.call('SET', KEYS[1], '1', 'PX', 30000) return 1");
+                this.unlockSha = sync.scriptLoad("redis.call('DEL', KEYS[1]) return 1");
             } else {
-                this.roundTrip = sync::ping;
+                this.lockSha = sync.scriptLoad("return 1");
+                this.unlockSha = lockSha;
             }
         }
 
         @Override
         Lock lock(String name) {
-            return new RoundTripLock(roundTrip);
+            if (kind.equals(PING_FLOOR)) {
+                return new RoundTripLock(sync::ping, sync::ping);
+            }
+            String[] keys = {name};
+            return new RoundTripLock(() -> sync.evalsha(lockSha, ScriptOutputType.INTEGER, keys),
+                    () -> sync.evalsha(unlockSha, ScriptOutputType.INTEGER, keys));
         }
 
         @Override
@@ -134,39 +149,41 @@ abstract class Contender implements AutoCloseable {
         }
     }
 
-    /** A "lock" that only costs what a round trip costs. */
+    /** A "lock" that only costs what its round trips cost. */
     private static final class RoundTripLock implements Lock {
-        private final Runnable roundTrip;
+        private final Runnable acquire;
+        private final Runnable release;
 
-        RoundTripLock(Runnable roundTrip) {
-            this.roundTrip = roundTrip;
+        RoundTripLock(Runnable acquire, Runnable release) {
+            this.acquire = acquire;
+            this.release = release;
         }
 
         @Override
         public void lock() {
-            roundTrip.run();
+            acquire.run();
         }
 
         @Override
         public void lockInterruptibly() {
-            roundTrip.run();
+            acquire.run();
         }
 
         @Override
         public boolean tryLock() {
-            roundTrip.run();
+            acquire.run();
             return true;
         }
 
         @Override
         public boolean tryLock(long time, TimeUnit unit) {
-            roundTrip.run();
+            acquire.run();
             return true;
         }
 
         @Override
         public void unlock() {
-            roundTrip.run();
+            release.run();
         }
 
         @Override

@@ -368,14 +368,18 @@ final class Report {
         }
         md.append("\nThe floor, Baton and Redisson take turns (rotating who goes first) in ")
                 .append(settings.crossCheckSlice().toMillis()).append(" ms slices on one thread, after 1 s of warm-up"
-                        + " each, so outside load hits them alike; every lock()+unlock() is timed. script-floor is a"
-                        + " reference, not a lock: two EVALSHAs of `return 1`, what any lock made of two Lua scripts"
-                        + " pays before its scripts do any work.");
+                        + " each, so outside load hits them alike; every lock()+unlock() is timed. The script floors"
+                        + " are references, not locks: script-floor is two EVALSHAs of `return 1`, what any lock made"
+                        + " of two Lua scripts pays before its scripts do any work; writing-script-floor is a script"
+                        + " that only SETs the key with an expiry and one that only DELs it, the least such a lock"
+                        + " must write (no owner check, no fencing token).");
         UncontendedCrossCheck.Result ping = crossCheck.get(Contender.PING_FLOOR);
-        UncontendedCrossCheck.Result script = crossCheck.get(Contender.SCRIPT_FLOOR);
-        if (ping != null && script != null) {
-            md.append(String.format(Locale.ROOT, " Here the script floor is %.2fx the PING floor (throughput).",
-                    ping.medianOps() / script.medianOps()));
+        for (String reference : List.of(Contender.SCRIPT_FLOOR, Contender.WRITING_SCRIPT_FLOOR)) {
+            UncontendedCrossCheck.Result r = crossCheck.get(reference);
+            if (ping != null && r != null) {
+                md.append(String.format(Locale.ROOT, " Here %s is %.2fx the PING floor (throughput).", reference,
+                        ping.medianOps() / r.medianOps()));
+            }
         }
         md.append("\n\n");
     }

@@ -11,8 +11,9 @@ import java.util.concurrent.locks.Lock;
 /**
  * A cross-check of scenario (a) that is less exposed to a noisy machine than JMH's one-contender-after-another
  * order: the floor, Baton and Redisson run in short alternating slices in one JVM (rotating who goes first), so a
- * burst of outside load hits all of them alike. Every operation is timed. The script floor (two EVALSHAs of
- * {@code return 1}) runs with them, to show how much of the gap to the PING floor any script-based lock pays.
+ * burst of outside load hits all of them alike. Every operation is timed. Two script floors run with them (two
+ * EVALSHAs of {@code return 1}; two that SET and DEL the key), to show how much of the gap to the PING floor any
+ * lock made of two Lua scripts pays.
  */
 final class UncontendedCrossCheck {
     private static final int CAPACITY = 1 << 21;
@@ -39,8 +40,8 @@ final class UncontendedCrossCheck {
     }
 
     static Map<String, Result> run(String uri, int slices, Duration warmup, Duration slice) {
-        List<String> kinds = List.of(Contender.PING_FLOOR, Contender.SCRIPT_FLOOR, Contender.BATON,
-                Contender.REDISSON);
+        List<String> kinds = List.of(Contender.PING_FLOOR, Contender.SCRIPT_FLOOR, Contender.WRITING_SCRIPT_FLOOR,
+                Contender.BATON, Contender.REDISSON);
         Map<String, Contender> clients = new LinkedHashMap<>();
         Map<String, Lock> locks = new LinkedHashMap<>();
         Map<String, Result> results = new LinkedHashMap<>();

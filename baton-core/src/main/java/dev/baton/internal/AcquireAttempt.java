@@ -78,7 +78,8 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (waits && deadlineNanos != Long.MAX_VALUE) {
             deadlineTimer = engine.schedule(this::expire, deadlineNanos - System.nanoTime());
         }
-        if (waits && queuedLocally()) {
+        // A re-entry never queues: its own hold is what the others wait for.
+        if (waits && request.heldToken() == 0 && queuedLocally()) {
             waitInLocalQueue();
         } else {
             send();
@@ -99,7 +100,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     @Override
     public boolean wake() {
-        if (!phase.compareAndSet(WAITING, SENDING)) {
+        if (result.isDone() || !phase.compareAndSet(WAITING, SENDING)) {
             return false;
         }
         holdsWakeUp = true;
@@ -260,6 +261,13 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     private CompletableFuture<Void> complete(Hold hold, Grant grant) {
+        if (hold != null && engine.isClosed()) {
+            // Granted while the Baton closes: close() may not have seen this hold. Nobody would renew it or tell
+            // its holder, so the caller gets the same answer as every other waiter, and the grant is undone.
+            fail(engine.closedWhileWaiting(keys));
+            engine.abandon(hold, grant);
+            return engine.releaseOrphan(keys, request.owner(), grant.token());
+        }
         if (hold != null) {
             if (result.complete(hold)) {
                 cleanUp();
@@ -322,9 +330,10 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         if (registered) {
             engine.notifications().unregister(keys.channel(), this);
-            if (holdsWakeUp && !acquired()) {
-                // We were woken for a release but gave up before using it: pass the wake-up on.
-                engine.notifications().wakeOne(keys.channel());
+            if (holdsWakeUp && !acquired() && !engine.isClosed()) {
+                // We were woken for a release but gave up before using it: pass the wake-up on, from the scheduler
+                // (inline, a chain of waiters failing at once would recurse through each other's clean-up).
+                engine.schedule(() -> engine.notifications().wakeOne(keys.channel()), 0);
             }
         }
     }

@@ -165,6 +165,10 @@ public final class LockEngine implements AutoCloseable {
     void abandon(Hold hold, AcquireAttempt.Grant grant) {
         if (grant.holdCount() > 1) {
             hold.setCount(hold.count() - 1); // it was a re-entry: the outer hold stays
+            if (hold.watchdogEndsAt(hold.count())) {
+                watchdog.unwatch(hold);
+                track(hold);
+            }
             return;
         }
         watchdog.unwatch(hold);
@@ -405,6 +409,7 @@ public final class LockEngine implements AutoCloseable {
         Set<Hold> held = Collections.newSetFromMap(new IdentityHashMap<>());
         held.addAll(localHolders.values());
         held.addAll(threadHolds.values());
+        held.addAll(watchdog.watched());
         for (Hold hold : held) {
             lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease");
         }

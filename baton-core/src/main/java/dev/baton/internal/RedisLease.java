@@ -52,7 +52,7 @@ final class RedisLease implements Lease {
 
     @Override
     public void close() {
-        if (hold.isHeld() && !releasing.get()) {
+        if (hold.isHeld() && !releasing.get() && !engine.isClosed()) {
             try {
                 release();
             } catch (IllegalMonitorStateException alreadyEnded) {

@@ -50,6 +50,11 @@ final class Watchdog {
         return holds.size();
     }
 
+    /** The holds under renewal right now (a copy). */
+    List<Hold> watched() {
+        return new ArrayList<>(holds);
+    }
+
     private void renewAll() {
         List<Hold> live = sweepExpired();
         for (int from = 0; from < live.size(); from += BATCH) {
@@ -87,11 +92,13 @@ final class Watchdog {
 
     private void renew(List<Hold> batch) {
         String[] keys = new String[batch.size()];
-        String[] args = new String[batch.size() + 1];
+        String[] args = new String[2 * batch.size() + 1];
         args[0] = Long.toString(leaseMillis);
         for (int i = 0; i < keys.length; i++) {
-            keys[i] = batch.get(i).keys.lock();
-            args[i + 1] = batch.get(i).owner;
+            Hold h = batch.get(i);
+            keys[i] = h.keys.lock();
+            args[2 * i + 1] = h.owner;
+            args[2 * i + 2] = Long.toString(h.token);
         }
         long sentAt = System.nanoTime();
         engine.gateway().<List<Long>>run(Script.LOCK_RENEW, ScriptOutputType.MULTI, keys, args)

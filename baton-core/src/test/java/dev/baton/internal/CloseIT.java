@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.BatonConfig;
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.support.TestBatons;
 import dev.baton.test.RedisExtension;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -88,6 +91,29 @@ class CloseIT {
             other.lock("thread-held").unlock();
             busy.release();
             assertThat(closing.bookkeeping().waiters()).isZero();
+        }
+    }
+
+    @Test
+    void closeWithThousandsOfWaitersOnOneLockFailsThemAll() throws Exception {
+        try (Baton other = TestBatons.connect(redis.server().uri())) {
+            Lease busy = other.lock("crowded").acquire(Duration.ZERO);
+            // A generous command timeout: thousands of first tries sent at once queue on one connection.
+            LockEngine closing = LockEngine.start(BatonConfig.builder().uri(redis.server().uri())
+                    .commandTimeout(Duration.ofSeconds(20)).build());
+            List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+            for (int i = 0; i < 3_000; i++) {
+                waiters.add(closing.lock("crowded").acquireAsync(Duration.ofMinutes(5)));
+            }
+            await().atMost(Duration.ofSeconds(60)).until(() -> closing.bookkeeping().waiters() == waiters.size());
+
+            closing.close();
+
+            for (CompletableFuture<Lease> w : waiters) {
+                assertThatThrownBy(() -> w.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class);
+            }
+            assertThat(closing.bookkeeping().waiters()).isZero();
+            busy.release();
         }
     }
 }

@@ -127,12 +127,15 @@ class LockScriptsIT {
     void renewExtendsOnlyLocksStillOwned() {
         LockKeys other = LockKeys.of("t", "other");
         LockKeys missing = LockKeys.of("t", "missing");
-        acquire("a", 1_000);
-        commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI, new String[] {other.lock(), other.counter()},
-                "c", "1000", "h", "60000", "0", "0");
+        String tokenA = acquire("a", 1_000).get(1).toString();
+        List<Object> c = commands.eval(Script.LOCK_ACQUIRE.body(), ScriptOutputType.MULTI,
+                new String[] {other.lock(), other.counter()}, "c", "1000", "h", "60000", "0", "0");
+        String tokenC = c.get(1).toString();
         List<Long> renewed = commands.eval(Script.LOCK_RENEW.body(), ScriptOutputType.MULTI,
-                new String[] {keys.lock(), other.lock(), missing.lock()}, "30000", "a", "not-c", "a");
-        assertThat(renewed).containsExactly(1L, 0L, 0L);
+                new String[] {keys.lock(), other.lock(), missing.lock(), other.lock()}, "30000",
+                "a", tokenA, "not-c", tokenC, "a", tokenA, "c", "1");
+        assertThat(renewed).as("owned / other owner / missing / right owner, earlier token")
+                .containsExactly(1L, 0L, 0L, 0L);
         assertThat(commands.pttl(keys.lock())).isGreaterThan(20_000L);
         assertThat(commands.pttl(other.lock())).isLessThanOrEqualTo(1_000L);
         assertThat(commands.exists(missing.lock())).as("renewal never creates a lock").isZero();
