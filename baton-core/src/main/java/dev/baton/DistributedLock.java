@@ -37,8 +37,8 @@ import java.util.concurrent.locks.Lock;
  * Arguments are checked before any Redis call ({@link IllegalArgumentException}/{@link NullPointerException} naming
  * the parameter). If Redis cannot be reached or does not answer within {@link BatonConfig#commandTimeout()}, calls
  * throw {@link BatonUnavailableException}; they never hang. Every method that talks to Redis throws
- * {@link IllegalStateException} once the {@link Baton} is closed. Redis replication is asynchronous: a failover can lose a
- * freshly acquired lock, and fencing tokens are what protects the resource in that case.
+ * {@link IllegalStateException} once the {@link Baton} is closed. Redis replication is asynchronous: a failover can
+ * lose a freshly acquired lock, and fencing tokens are what protects the resource in that case.
  *
  * <p>Waiting is not fair: a waiter is woken by a release notification and races any newcomer. A lost notification
  * delays a waiter by at most {@link BatonConfig#recheckInterval()}. Between threads of one {@link Baton}, a released

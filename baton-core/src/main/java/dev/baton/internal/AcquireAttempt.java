@@ -19,10 +19,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  *               or a local holder hands the lock straight to us (claim); then try again
  * </pre>
  *
- * When another owner of the same Baton holds the lock, or another local waiter is asleep after its try found it held, the attempt
- * skips the first try and queues at once: the local holder will either hand the lock over or publish its release,
- * because it sees this waiter; and the sleeping waiter's try already found the lock held and marked it, so the next
- * release wakes this Baton. Asking Redis again would only cost a failed try on a busy lock.
+ * When another owner of the same Baton holds the lock, or another local waiter is asleep after its try found it
+ * held, the attempt skips the first try and queues at once: the local holder will either hand the lock over or
+ * publish its release, because it sees this waiter; and the sleeping waiter's try already marked the lock, so the
+ * next release wakes this Baton. Asking Redis again would only cost a failed try on a busy lock. (A re-entry never
+ * queues.)
  *
  * <p>The phase ({@code SENDING}, {@code WAITING}, {@code CLAIMED}) decides who may act: only a WAITING attempt can
  * be woken, re-checked or claimed, each by one compare-and-set, so at most one try is ever in flight. The attempt

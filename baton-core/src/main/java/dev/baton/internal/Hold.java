@@ -8,8 +8,9 @@ import java.util.concurrent.ScheduledFuture;
  * Shared by the thread-owned lock (where re-entries raise {@link #count}) and by {@link RedisLease}.
  *
  * <p>A hold ends exactly once, either {@link #markReleased() released} or {@link #markLost(String) lost}; only a
- * loss completes {@link #lost} (the engine does, on its callback executor). The local expiry estimate is conservative: it counts the lease from the moment the
- * acquire or renew command was <em>sent</em>, so this process believes the lease ended no later than Redis does.
+ * loss completes {@link #lost} (the engine does, on its callback executor). The local expiry estimate is
+ * conservative: it counts the lease from the moment the acquire or renew command was <em>sent</em>, so this process
+ * believes the lease ended no later than Redis does.
  */
 final class Hold {
     enum State { HELD, RELEASED, LOST }
