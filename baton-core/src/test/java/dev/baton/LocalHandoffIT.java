@@ -48,7 +48,7 @@ class LocalHandoffIT {
 
     @Test
     void threadsOfOneBatonHandTheLockOverWithFreshTokensAndFewerScripts() throws Exception {
-        long scriptsBefore = scriptCalls();
+        long scriptsBefore = Measure.scriptsRun(redis.server());
         int perThread = 500;
         List<Future<?>> workers = new ArrayList<>();
         for (int t = 0; t < 2; t++) {
@@ -76,7 +76,7 @@ class LocalHandoffIT {
         assertThat(unguarded).isEqualTo(2L * perThread);
         assertThat(tokensIncreased).as("every acquisition, handed over or not, got a larger token").isTrue();
         assertThat(baton.lock("hot").isLocked()).isFalse();
-        long scripts = scriptCalls() - scriptsBefore;
+        long scripts = Measure.scriptsRun(redis.server()) - scriptsBefore;
         // Without handoffs every acquisition costs an acquire and a release script, plus failed tries.
         assertThat(scripts).as("script calls for %d acquisitions", 2 * perThread).isLessThan(3L * perThread);
     }
@@ -139,11 +139,5 @@ class LocalHandoffIT {
             lock.unlock();
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
         }
-    }
-
-    private long scriptCalls() {
-        return redis.server().command("INFO", "commandstats").lines()
-                .filter(l -> l.startsWith("cmdstat_evalsha:") || l.startsWith("cmdstat_eval:"))
-                .mapToLong(l -> Long.parseLong(l.replaceAll("^[^:]+:calls=(\\d+),.*", "$1"))).sum();
     }
 }

@@ -165,16 +165,26 @@ public final class LockEngine implements AutoCloseable {
     void abandon(Hold hold, AcquireAttempt.Grant grant) {
         if (grant.holdCount() > 1) {
             hold.setCount(hold.count() - 1); // it was a re-entry: the outer hold stays
-            if (hold.watchdogEndsAt(hold.count())) {
-                watchdog.unwatch(hold);
-                track(hold);
-            }
+            endWatchdogReentryIfOver(hold);
             return;
         }
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);
         threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
         hold.markReleased();
+    }
+
+    /**
+     * After a hold count went down: if that ended a watchdog re-entry into a fixed-lease hold, renewal stops and the
+     * hold runs out one lease after its last renewal. Returns whether it did.
+     */
+    private boolean endWatchdogReentryIfOver(Hold hold) {
+        if (!hold.watchdogEndsAt(hold.count())) {
+            return false;
+        }
+        watchdog.unwatch(hold);
+        track(hold);
+        return true;
     }
 
     private void track(Hold hold) {
@@ -226,10 +236,7 @@ public final class LockEngine implements AutoCloseable {
         }
         if (left > 0) {
             hold.setCount((int) left);
-            if (hold.watchdogEndsAt((int) left)) {
-                watchdog.unwatch(hold); // the outer hold had a fixed lease: it runs out from the last renewal
-                track(hold);
-            } else if (last) {
+            if (!endWatchdogReentryIfOver(hold) && last) {
                 track(hold);
             }
         } else if (left == 0) {

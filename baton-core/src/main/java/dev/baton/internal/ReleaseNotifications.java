@@ -142,9 +142,8 @@ final class ReleaseNotifications {
 
     /**
      * Whether another waiter of the channel is asleep after its try found the lock held, while the subscription is
-     * live.
-     * Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a newcomer
-     * may queue behind it without asking Redis first.
+     * live. Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a
+     * newcomer may queue behind it without asking Redis first.
      */
     boolean hasSleepingWaiterOtherThan(String channel, Waiter self) {
         Channel c = channels.get(channel);

@@ -17,7 +17,8 @@ import java.util.concurrent.TimeUnit;
  * at once); no answer (Redis unreachable: retried next round). A hold whose local expiry estimate passes without a
  * renewal is marked lost at that moment, not a round later: whenever an estimate would run out before the next
  * round, a sweep is scheduled for it. A hold that is released is removed before its release script is sent, and the
- * renew script only extends a lock whose owner matches, so a renewal can never revive a released lock.
+ * renew script only extends a lock whose owner and token match, so a renewal can never revive a released lock nor
+ * stretch a later acquisition by the same owner.
  */
 final class Watchdog {
     static final int BATCH = 256;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.BatonConfig;
 import dev.baton.Lease;
+import dev.baton.support.Measure;
 import dev.baton.test.RedisExtension;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -57,10 +58,10 @@ class LocalQueueIT {
         CompletableFuture<Lease> first = local.lock("queue").acquireAsync(Duration.ofSeconds(30));
         await().atMost(Duration.ofSeconds(10)).until(() -> local.bookkeeping().sleepingWaiters() == 1);
 
-        long scriptsBefore = scriptCalls();
+        long scriptsBefore = Measure.scriptsRun(redis.server());
         CompletableFuture<Lease> second = local.lock("queue").acquireAsync(Duration.ofSeconds(30));
         await().atMost(Duration.ofSeconds(10)).until(() -> local.bookkeeping().waiters() == 2);
-        assertThat(scriptCalls()).as("scripts sent by the newcomer").isEqualTo(scriptsBefore);
+        assertThat(Measure.scriptsRun(redis.server())).as("scripts sent by the newcomer").isEqualTo(scriptsBefore);
 
         remoteHold.release();
         Lease firstHold = first.get(10, TimeUnit.SECONDS);
@@ -69,7 +70,7 @@ class LocalQueueIT {
         Lease secondHold = second.get(10, TimeUnit.SECONDS);
         assertThat(secondHold.fencingToken()).isGreaterThan(firstHold.fencingToken());
         // The remote release, the woken waiter's try and the handoff: the newcomer itself sent nothing.
-        assertThat(scriptCalls() - scriptsBefore).isEqualTo(3);
+        assertThat(Measure.scriptsRun(redis.server()) - scriptsBefore).isEqualTo(3);
         secondHold.release();
         assertThat(local.lock("queue").isLocked()).isFalse();
     }
@@ -122,16 +123,5 @@ class LocalQueueIT {
     private static BatonConfig config() {
         return BatonConfig.builder().uri(redis.server().uri()).watchdogLease(Duration.ofSeconds(30))
                 .commandTimeout(Duration.ofSeconds(2)).recheckInterval(SLOW_RECHECK).build();
-    }
-
-    /** Scripts Redis ran: EVALSHA and EVAL calls, less the EVALSHAs refused with NOSCRIPT (each followed by EVAL). */
-    private long scriptCalls() {
-        return redis.server().command("INFO", "commandstats").lines()
-                .filter(l -> l.startsWith("cmdstat_evalsha:") || l.startsWith("cmdstat_eval:"))
-                .mapToLong(l -> field(l, "calls") - field(l, "failed_calls")).sum();
-    }
-
-    private static long field(String statsLine, String name) {
-        return Long.parseLong(statsLine.replaceAll("^.*[:,]" + name + "=(\\d+).*$", "$1"));
     }
 }

@@ -3,7 +3,9 @@ package dev.baton.support;
 import dev.baton.test.RedisServer;
 import java.util.concurrent.TimeUnit;
 
-/** Small measurements shared by the tests: elapsed time, the exception a call threw, subscriber counts. */
+/**
+ * Small measurements shared by the tests: elapsed time, the exception a call threw, subscriber counts, scripts run.
+ */
 public final class Measure {
     private Measure() {
     }
@@ -25,5 +27,19 @@ public final class Measure {
     /** Subscribers of a channel, as Redis counts them (PUBSUB NUMSUB). */
     public static long subscribers(RedisServer server, String channel) {
         return Long.parseLong(server.command("PUBSUB", "NUMSUB", channel).split("\n")[1]);
+    }
+
+    /**
+     * Scripts Redis has run since its stats were reset: EVALSHA and EVAL calls, less the EVALSHAs refused with
+     * NOSCRIPT (each is followed by an EVAL of the same script).
+     */
+    public static long scriptsRun(RedisServer server) {
+        return server.command("INFO", "commandstats").lines()
+                .filter(l -> l.startsWith("cmdstat_evalsha:") || l.startsWith("cmdstat_eval:"))
+                .mapToLong(l -> statsField(l, "calls") - statsField(l, "failed_calls")).sum();
+    }
+
+    private static long statsField(String statsLine, String name) {
+        return Long.parseLong(statsLine.replaceAll("^.*[:,]" + name + "=(\\d+).*$", "$1"));
     }
 }
