@@ -1,11 +1,13 @@
 package dev.baton;
 
 import dev.baton.internal.LockEngine;
+import dev.baton.internal.RedisRateLimiter;
 import java.util.Objects;
 
 /**
  * Entry point: one {@code Baton} per application and Redis, shared by all threads. It owns one command connection,
- * one pub/sub connection (opened on the first wait) and one watchdog thread, however many locks are used.
+ * one pub/sub connection (opened on the first wait) and one watchdog thread, however many locks and rate limiters
+ * are used.
  *
  * <pre>{@code
  * try (Baton baton = Baton.connect("redis://localhost:6379")) {
@@ -66,6 +68,20 @@ public final class Baton implements AutoCloseable {
      */
     public DistributedLock lock(String name) {
         return engine.lock(name);
+    }
+
+    /**
+     * The rate limiter of this name with these limits, shared with every process that asks for the same name on the
+     * same Redis. Cheap: no Redis call. Several limits are checked and charged together, all or nothing:
+     * {@code baton.rateLimiter("api", RateLimit.of(100, Duration.ofSeconds(1)), RateLimit.of(10_000,
+     * Duration.ofHours(1)))}. Asking again with other limits keeps the state; see {@link RateLimiter}.
+     *
+     * @param name   1 to 1024 bytes of UTF-8, not blank; a namespace of its own, apart from lock names
+     * @param limits at least one
+     * @throws IllegalArgumentException if the name is blank or too long, or no limit is given
+     */
+    public RateLimiter rateLimiter(String name, RateLimit... limits) {
+        return RedisRateLimiter.create(engine, config.namespace(), name, limits);
     }
 
     /**

@@ -120,6 +120,61 @@ class ArgumentValidationIT {
         assertThat(TimeUnit.SECONDS).isNotNull();
     }
 
+    @Test
+    void rateLimits() {
+        Duration second = Duration.ofSeconds(1);
+        rejects(() -> RateLimit.of(0, second), IllegalArgumentException.class, "permits must be at least 1: 0");
+        rejects(() -> RateLimit.of(-5, second), IllegalArgumentException.class, "permits must be at least 1: -5");
+        rejects(() -> RateLimit.of(1, null), NullPointerException.class, "period");
+        rejects(() -> RateLimit.of(1, Duration.ZERO), IllegalArgumentException.class, "period must be positive");
+        rejects(() -> RateLimit.of(1, Duration.ofSeconds(-1)), IllegalArgumentException.class,
+                "period must be positive");
+        rejects(() -> RateLimit.of(1, Duration.ofNanos(999_999)), IllegalArgumentException.class,
+                "period must be at least 1 ms");
+        rejects(() -> RateLimit.of(1, Duration.ofNanos(1_000_000_500)), IllegalArgumentException.class,
+                "period must be a whole number of microseconds");
+        rejects(() -> RateLimit.builder(10, second).burst(0), IllegalArgumentException.class,
+                "burst must be at least 1: 0");
+        rejects(() -> RateLimit.builder(10, second).algorithm(null), NullPointerException.class, "algorithm");
+        rejects(() -> RateLimit.builder(10, second).burst(20).algorithm(RateLimit.Algorithm.FIXED_WINDOW).build(),
+                IllegalArgumentException.class, "burst applies to GCRA only");
+        rejects(() -> RateLimit.builder(10, Duration.ofDays(365)).burst(1_000_000).build(),
+                IllegalArgumentException.class, "burst × period must be at most 2^52");
+        rejects(() -> RateLimit.builder(1_000_000, second).algorithm(RateLimit.Algorithm.SLIDING_WINDOW_LOG).build(),
+                IllegalArgumentException.class, "SLIDING_WINDOW_LOG limit must be at most 100000");
+    }
+
+    @Test
+    void rateLimiters() {
+        RateLimit limit = RateLimit.builder(10, Duration.ofSeconds(1)).burst(5).build();
+        rejects(() -> baton.rateLimiter(null, limit), NullPointerException.class, "name");
+        rejects(() -> baton.rateLimiter(" ", limit), IllegalArgumentException.class, "name must not be blank");
+        rejects(() -> baton.rateLimiter("x".repeat(1025), limit), IllegalArgumentException.class, "name must be at most");
+        rejects(() -> baton.rateLimiter("api"), IllegalArgumentException.class, "limits must not be empty");
+        rejects(() -> baton.rateLimiter("api", (RateLimit[]) null), NullPointerException.class, "limits");
+        rejects(() -> baton.rateLimiter("api", limit, null), NullPointerException.class, "limits[1]");
+
+        RateLimiter limiter = baton.rateLimiter("api", limit, RateLimit.of(100, Duration.ofMinutes(1)));
+        for (RateLimiter l : new RateLimiter[] {limiter, limiter.failOpen()}) {
+            rejects(() -> l.tryAcquire(0), IllegalArgumentException.class, "permits must be at least 1: 0");
+            rejects(() -> l.tryAcquire(-1), IllegalArgumentException.class, "permits must be at least 1: -1");
+            rejects(() -> l.tryAcquire(6), IllegalArgumentException.class,
+                    "permits must be at most the smallest burst of rate limiter 'api' (5)");
+            rejects(() -> l.tryAcquireAsync(0), IllegalArgumentException.class, "permits");
+            rejects(() -> l.peek(0), IllegalArgumentException.class, "permits");
+            rejects(() -> l.peek(6), IllegalArgumentException.class, "smallest burst");
+            rejects(() -> l.acquire(0, Duration.ZERO), IllegalArgumentException.class, "permits");
+            rejects(() -> l.acquire(1, Duration.ofMillis(-1)), IllegalArgumentException.class,
+                    "maxWait must not be negative");
+            rejects(() -> l.acquire(1, null), NullPointerException.class, "maxWait");
+            rejects(() -> l.acquireAsync(6, Duration.ZERO), IllegalArgumentException.class, "permits");
+            rejects(() -> l.acquireAsync(1, Duration.ofMillis(-1)), IllegalArgumentException.class, "maxWait");
+        }
+        RateLimitDecision decision = new RateLimitDecision(true, 1, Duration.ZERO, Duration.ZERO, limit, false);
+        rejects(() -> decision.rateLimitField("a\"b"), IllegalArgumentException.class, "policy must be printable");
+        rejects(() -> decision.rateLimitPolicyField(null), NullPointerException.class, "policy");
+    }
+
     private BatonConfig.Builder config() {
         return BatonConfig.builder().uri(redis.server().uri());
     }

@@ -18,7 +18,8 @@ enum Script {
     LOCK_HANDOFF("lock-handoff"),
     LOCK_RENEW("lock-renew"),
     LOCK_FORCE_UNLOCK("lock-force-unlock"),
-    LOCK_INSPECT("lock-inspect");
+    LOCK_INSPECT("lock-inspect"),
+    RATE_DECIDE("rate-decide");
 
     private final String file;
     private final String body;

@@ -1,0 +1,104 @@
+package dev.baton;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * A rate limiter shared by every process that uses the same name on the same Redis: get one with
+ * {@link Baton#rateLimiter(String, RateLimit...)}.
+ *
+ * <pre>{@code
+ * RateLimiter api = baton.rateLimiter("api:" + customerId,
+ *         RateLimit.builder(100, Duration.ofSeconds(1)).burst(200).build(),   // 100/s, bursts of 200
+ *         RateLimit.of(10_000, Duration.ofHours(1)));                         // and 10,000 an hour
+ * RateLimitDecision d = api.tryAcquire();
+ * if (!d.allowed()) {
+ *     response.setStatus(429);
+ *     response.setHeader("Retry-After", Long.toString(d.retryAfterSeconds()));
+ * }
+ * }</pre>
+ *
+ * <p><b>Guarantees.</b> Every decision is one Lua script run on Redis: all limits are checked and, only if every
+ * one of them admits the request, all are charged (all or nothing). Time comes from the Redis server's clock
+ * ({@code TIME}), never from the callers', so clients with skewed clocks agree; arithmetic is in integer
+ * microseconds. Each limit keeps its state in its own small key, which expires by itself once the limit is back
+ * to full, so idle limiters cost no memory. How exact each {@link RateLimit.Algorithm} is: {@code docs/rate-limiting.md}.
+ *
+ * <p><b>Configuration changes.</b> Limits are stored by their position in the limiter's list and their algorithm.
+ * Calling with another rate, period or burst at the same position keeps the state: permits already spent stay
+ * spent and are replenished at the new rate. Changing a limit's algorithm starts that limit afresh (the old state
+ * expires by itself). Processes that use different limits for one name at the same time each apply their own.
+ *
+ * <p><b>When Redis fails.</b> By default a decision that cannot reach Redis within
+ * {@link BatonConfig#commandTimeout()} throws {@link BatonUnavailableException} (fail closed). A limiter from
+ * {@link #failOpen()} instead grants the permits with {@link RateLimitDecision#failedOpen()} set. A Redis that
+ * restarts without persistence has forgotten every limiter: they start full again. A decision that timed out had
+ * already been sent, so a Redis that was only slow may still apply it later: those permits may be counted although
+ * the caller got an exception (or a fail-open grant).
+ *
+ * <p>Invalid arguments (permits below 1, or above the smallest burst of the limiter) throw
+ * {@link IllegalArgumentException} before any Redis call. Thread-safe; cheap to create (no Redis call).
+ */
+public interface RateLimiter {
+
+    String name();
+
+    /** The limits, in the order given. */
+    List<RateLimit> limits();
+
+    /** {@code tryAcquire(1)}. */
+    RateLimitDecision tryAcquire();
+
+    /**
+     * Takes {@code permits} if every limit admits them now, and charges nothing otherwise. Never waits beyond
+     * one Redis round trip.
+     *
+     * @throws IllegalArgumentException if {@code permits} is below 1 or above the smallest burst
+     * @throws BatonUnavailableException if Redis cannot be reached (unless the limiter fails open)
+     */
+    RateLimitDecision tryAcquire(long permits);
+
+    /** {@link #tryAcquire(long)} without blocking the caller. Its failures are those of the blocking call. */
+    CompletableFuture<RateLimitDecision> tryAcquireAsync(long permits);
+
+    /** {@code peek(1)}. */
+    RateLimitDecision peek();
+
+    /**
+     * What {@link #tryAcquire(long)} would answer now, without taking anything: for showing quota to a user or
+     * deciding whether to start expensive work.
+     */
+    RateLimitDecision peek(long permits);
+
+    /**
+     * Takes {@code permits}, waiting up to {@code maxWait} for them. The permits are reserved in Redis at once, in
+     * the same script that checks the limits, and the caller then sleeps until they are due: there is no polling
+     * and no race with other callers while it sleeps. If they cannot be due within {@code maxWait}, nothing is
+     * reserved and the refusal returns at once (its {@link RateLimitDecision#retryAfter()} says when they would be).
+     * A zero {@code maxWait} is {@link #tryAcquire(long)}.
+     *
+     * <p>If the thread is interrupted while it sleeps, the permits stay reserved (they are spent) and
+     * {@link InterruptedException} is thrown.
+     *
+     * @return the decision; when allowed, the caller may use the permits as soon as this returns
+     * @throws IllegalArgumentException if {@code permits} is out of range or {@code maxWait} is negative
+     */
+    RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException;
+
+    /**
+     * {@link #acquire(long, Duration)} without blocking: the future completes when the reserved permits are due
+     * (on a Baton timer thread), or at once when refused.
+     */
+    CompletableFuture<RateLimitDecision> acquireAsync(long permits, Duration maxWait);
+
+    /**
+     * A limiter on the same state that grants requests it cannot check because Redis is unreachable, marking
+     * those decisions {@link RateLimitDecision#failedOpen()}, instead of throwing {@link BatonUnavailableException}.
+     * Other failures (a Redis that rejects the script, wrong credentials) still throw.
+     */
+    RateLimiter failOpen();
+
+    /** Whether this limiter grants requests while Redis is unreachable; see {@link #failOpen()}. */
+    boolean isFailOpen();
+}

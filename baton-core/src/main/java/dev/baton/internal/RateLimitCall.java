@@ -1,0 +1,77 @@
+package dev.baton.internal;
+
+import dev.baton.RateLimit;
+import dev.baton.RateLimitDecision;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code rate-decide.lua} call of one limiter: its keys and per-limit arguments, computed once, and the one
+ * place where the script's reply becomes a {@link RateLimitDecision}. Key layout: docs/key-layout.md.
+ */
+final class RateLimitCall {
+    private final List<RateLimit> limits;
+    private final String[] keys;
+    private final String[] limitArgs;
+
+    /** The script's answer: the decision, and for an admitted reservation how long until it is due. */
+    record Reply(RateLimitDecision decision, long waitMicros) {
+    }
+
+    RateLimitCall(String namespace, String name, List<RateLimit> limits) {
+        this.limits = limits;
+        String tag = HashTag.of(namespace, "rate", name);
+        List<String> keyList = new ArrayList<>();
+        this.limitArgs = new String[limits.size() * 4];
+        for (int i = 0; i < limits.size(); i++) {
+            RateLimit limit = limits.get(i);
+            String key = tag + ":" + i;
+            String algorithm = switch (limit.algorithm()) {
+                case GCRA -> "g";
+                case SLIDING_WINDOW_LOG -> "s";
+                case FIXED_WINDOW -> "f";
+            };
+            keyList.add(key + algorithm);
+            if (limit.algorithm() == RateLimit.Algorithm.SLIDING_WINDOW_LOG) {
+                keyList.add(key + "s:totals");
+            }
+            limitArgs[i * 4] = algorithm;
+            limitArgs[i * 4 + 1] = Long.toString(limit.permits());
+            limitArgs[i * 4 + 2] = Long.toString(micros(limit.period()));
+            limitArgs[i * 4 + 3] = Long.toString(limit.burst());
+        }
+        this.keys = keyList.toArray(String[]::new);
+    }
+
+    String[] keys() {
+        return keys;
+    }
+
+    String[] args(boolean take, long permits, long maxWaitMicros) {
+        String[] args = new String[4 + limitArgs.length];
+        args[0] = take ? "take" : "peek";
+        args[1] = Long.toString(permits);
+        args[2] = Long.toString(maxWaitMicros);
+        args[3] = Integer.toString(limits.size());
+        System.arraycopy(limitArgs, 0, args, 4, limitArgs.length);
+        return args;
+    }
+
+    Reply parse(List<Object> reply) {
+        RateLimitDecision decision = new RateLimitDecision((Long) reply.get(0) == 1, (Long) reply.get(1),
+                Duration.ofNanos((Long) reply.get(2) * 1000), Duration.ofNanos((Long) reply.get(3) * 1000),
+                limits.get((int) (long) (Long) reply.get(5) - 1), false);
+        return new Reply(decision, (Long) reply.get(4));
+    }
+
+    /** What a fail-open limiter answers when Redis cannot be asked: granted, uncounted, nothing known (0 remaining). */
+    RateLimitDecision failedOpen() {
+        RateLimit first = limits.get(0);
+        return new RateLimitDecision(true, 0, Duration.ZERO, Duration.ZERO, first, true);
+    }
+
+    static long micros(Duration d) {
+        return d.getSeconds() * 1_000_000 + d.getNano() / 1000;
+    }
+}

@@ -1,0 +1,169 @@
+package dev.baton.internal;
+
+import dev.baton.BatonUnavailableException;
+import dev.baton.RateLimit;
+import dev.baton.RateLimitDecision;
+import dev.baton.RateLimiter;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The {@link RateLimiter} facade: checks arguments, runs {@code rate-decide.lua} (one script call per decision),
+ * sleeps out admitted reservations and applies the fail-open choice. The algorithms live in the script.
+ */
+public final class RedisRateLimiter implements RateLimiter {
+    private final LockEngine engine;
+    private final String name;
+    private final List<RateLimit> limits;
+    private final RateLimitCall call;
+    private final long maxPermits;
+    private final boolean failOpen;
+
+    private RedisRateLimiter(LockEngine engine, String name, List<RateLimit> limits, RateLimitCall call,
+                             boolean failOpen) {
+        this.engine = engine;
+        this.name = name;
+        this.limits = limits;
+        this.call = call;
+        this.maxPermits = limits.stream().mapToLong(RateLimit::burst).min().orElseThrow();
+        this.failOpen = failOpen;
+    }
+
+    /** Checks the name and limits; makes no Redis call. */
+    public static RateLimiter create(LockEngine engine, String namespace, String name, RateLimit... limits) {
+        Require.lockName(name);
+        Objects.requireNonNull(limits, "limits");
+        if (limits.length == 0) {
+            throw new IllegalArgumentException("limits must not be empty");
+        }
+        for (int i = 0; i < limits.length; i++) {
+            Objects.requireNonNull(limits[i], "limits[" + i + "]");
+        }
+        engine.checkOpen();
+        List<RateLimit> list = List.of(limits);
+        return new RedisRateLimiter(engine, name, list, new RateLimitCall(namespace, name, list), false);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public List<RateLimit> limits() {
+        return limits;
+    }
+
+    @Override
+    public RateLimitDecision tryAcquire() {
+        return tryAcquire(1);
+    }
+
+    @Override
+    public RateLimitDecision tryAcquire(long permits) {
+        return await(decide(true, checkPermits(permits), 0)).decision();
+    }
+
+    @Override
+    public CompletableFuture<RateLimitDecision> tryAcquireAsync(long permits) {
+        return decideForUser(true, checkPermits(permits), 0).thenApply(RateLimitCall.Reply::decision);
+    }
+
+    @Override
+    public RateLimitDecision peek() {
+        return peek(1);
+    }
+
+    @Override
+    public RateLimitDecision peek(long permits) {
+        return await(decide(false, checkPermits(permits), 0)).decision();
+    }
+
+    @Override
+    public RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException {
+        RateLimitCall.Reply reply = await(decide(true, checkPermits(permits), maxWaitMicros(maxWait)));
+        if (reply.waitMicros() > 0) {
+            // The permits are ours from now on; the sleep only lets their time come. Redis measured the wait a
+            // moment before the reply arrived, so sleeping all of it from here errs on the late side.
+            TimeUnit.MICROSECONDS.sleep(reply.waitMicros());
+        }
+        return reply.decision();
+    }
+
+    @Override
+    public CompletableFuture<RateLimitDecision> acquireAsync(long permits, Duration maxWait) {
+        long max = maxWaitMicros(maxWait);
+        return decideForUser(true, checkPermits(permits), max).thenCompose(reply -> reply.waitMicros() == 0
+                ? CompletableFuture.completedFuture(reply.decision())
+                : CompletableFuture.supplyAsync(reply::decision, CompletableFuture.delayedExecutor(
+                        reply.waitMicros(), TimeUnit.MICROSECONDS, engine::completeForUser)));
+    }
+
+    @Override
+    public RateLimiter failOpen() {
+        return failOpen ? this : new RedisRateLimiter(engine, name, limits, call, true);
+    }
+
+    @Override
+    public boolean isFailOpen() {
+        return failOpen;
+    }
+
+    private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
+        engine.checkOpen();
+        RedisGateway gateway = engine.gateway();
+        CompletableFuture<RateLimitCall.Reply> reply = gateway.<List<Object>>run(Script.RATE_DECIDE,
+                ScriptOutputType.MULTI, call.keys(), call.args(take, permits, maxWaitMicros)).thenApply(call::parse);
+        return failOpen ? reply.exceptionally(this::openOrRethrow) : reply;
+    }
+
+    /** As {@link #decide}, but completed off Lettuce's event loop, where user callbacks must not run. */
+    private CompletableFuture<RateLimitCall.Reply> decideForUser(boolean take, long permits, long maxWaitMicros) {
+        return decide(take, permits, maxWaitMicros).whenCompleteAsync((r, e) -> { }, engine::completeForUser);
+    }
+
+    private RateLimitCall.Reply await(CompletableFuture<RateLimitCall.Reply> reply) {
+        try {
+            return engine.gateway().await(reply);
+        } catch (BatonUnavailableException e) {
+            if (failOpen) {
+                return new RateLimitCall.Reply(call.failedOpen(), 0);
+            }
+            throw e;
+        }
+    }
+
+    private RateLimitCall.Reply openOrRethrow(Throwable failure) {
+        RuntimeException e = engine.gateway().translate(failure);
+        if (e instanceof BatonUnavailableException) {
+            return new RateLimitCall.Reply(call.failedOpen(), 0);
+        }
+        throw e;
+    }
+
+    private long checkPermits(long permits) {
+        if (permits < 1) {
+            throw new IllegalArgumentException("permits must be at least 1: " + permits);
+        }
+        if (permits > maxPermits) {
+            throw new IllegalArgumentException("permits must be at most the smallest burst of rate limiter '" + name
+                    + "' (" + maxPermits + "), or the request could never pass: " + permits);
+        }
+        return permits;
+    }
+
+    private static long maxWaitMicros(Duration maxWait) {
+        Require.notNegative(maxWait, "maxWait");
+        // Anything beyond a century is "forever" for a reservation; keeps the script's arithmetic finite.
+        return maxWait.getSeconds() >= 3_153_600_000L ? 3_153_600_000L * 1_000_000 : RateLimitCall.micros(maxWait);
+    }
+
+    @Override
+    public String toString() {
+        return "RateLimiter{" + name + ", " + limits + (failOpen ? ", fail-open" : "") + "}";
+    }
+}

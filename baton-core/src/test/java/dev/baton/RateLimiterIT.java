@@ -1,0 +1,307 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.RateLimit.Algorithm;
+import dev.baton.support.Measure;
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisExtension;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * The rate limiter's everyday contract against a real Redis: what each algorithm admits, the numbers it reports,
+ * peeks, reservations, several limits at once, configuration changes and keys that expire. Limits are mostly
+ * "per hour", so that nothing is replenished while a test runs unless the test wants it to.
+ */
+class RateLimiterIT {
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private static final Duration HOUR = Duration.ofHours(1);
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+    private Baton baton;
+
+    @BeforeEach
+    void connect() {
+        baton = TestBatons.connect(redis.server().uri());
+    }
+
+    @AfterEach
+    void close() {
+        threads.shutdownNow();
+        baton.close();
+    }
+
+    @Test
+    void gcraAdmitsItsBurstThenRefusesWithRetryAndResetTimes() {
+        RateLimiter limiter = baton.rateLimiter("api", RateLimit.of(10, HOUR)); // one permit every 6 minutes
+        long scripts = Measure.scriptsRun(redis.server());
+        for (int i = 9; i >= 0; i--) {
+            RateLimitDecision d = limiter.tryAcquire();
+            assertThat(d.allowed()).isTrue();
+            assertThat(d.remaining()).isEqualTo(i);
+            assertThat(d.retryAfter()).isZero();
+        }
+        RateLimitDecision refused = limiter.tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.remaining()).isZero();
+        assertThat(refused.retryAfter()).isBetween(Duration.ofMinutes(6).minusSeconds(2), Duration.ofMinutes(6));
+        assertThat(refused.resetAfter()).isBetween(HOUR.minusSeconds(2), HOUR);
+        assertThat(refused.retryAfterSeconds()).isBetween(358L, 360L);
+        assertThat(refused.limit()).isEqualTo(RateLimit.of(10, HOUR));
+        assertThat(refused.failedOpen()).isFalse();
+        assertThat(Measure.scriptsRun(redis.server()) - scripts).as("one script per decision").isEqualTo(11);
+    }
+
+    @Test
+    void gcraWithABurstBelowTheRateSpreadsThePermits() {
+        RateLimiter limiter = baton.rateLimiter("smooth", RateLimit.builder(100, HOUR).burst(2).build());
+        assertThat(limiter.tryAcquire(2).allowed()).isTrue();
+        RateLimitDecision refused = limiter.tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).as("one emission interval: 36 s")
+                .isBetween(Duration.ofSeconds(35), Duration.ofSeconds(36));
+    }
+
+    @Test
+    void emissionIntervalsThatAreNotWholeMicrosecondsStayExact() {
+        // 3 per second: one every 333,333.33 µs. Integer ticks of 1/3 µs keep the third.
+        RateLimiter limiter = baton.rateLimiter("thirds", RateLimit.builder(3, Duration.ofSeconds(1)).burst(1).build());
+        assertThat(limiter.tryAcquire().allowed()).isTrue();
+        RateLimitDecision refused = limiter.tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).isBetween(Duration.ofMillis(300), Duration.ofNanos(333_334_000));
+        assertThat(refused.resetAfter()).isEqualTo(refused.retryAfter());
+    }
+
+    @Test
+    void peekTellsWithoutTaking() {
+        RateLimiter limiter = baton.rateLimiter("quota", RateLimit.of(5, HOUR));
+        for (int i = 0; i < 20; i++) {
+            RateLimitDecision d = limiter.peek();
+            assertThat(d.allowed()).isTrue();
+            assertThat(d.remaining()).isEqualTo(4);
+        }
+        assertThat(limiter.tryAcquire(3).remaining()).isEqualTo(2);
+        assertThat(limiter.peek(2).allowed()).isTrue();
+        assertThat(limiter.peek(3).allowed()).isFalse();
+        assertThat(limiter.peek(3).retryAfter()).isPositive();
+        assertThat(limiter.tryAcquire(2).allowed()).as("the peeks took nothing").isTrue();
+        baton.rateLimiter("fresh", RateLimit.of(5, HOUR)).peek();
+        assertThat(keys()).as("a peek on a fresh limiter writes nothing").noneMatch(k -> k.contains("{fresh}"));
+    }
+
+    @Test
+    void severalLimitsAreChargedAllOrNothing() {
+        RateLimit hourly = RateLimit.of(5, HOUR);
+        RateLimit tight = RateLimit.of(3, HOUR);
+        RateLimiter both = baton.rateLimiter("tenant", hourly, tight);
+        for (int i = 0; i < 3; i++) {
+            assertThat(both.tryAcquire().allowed()).isTrue();
+        }
+        RateLimitDecision refused = both.tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.limit()).as("the binding limit").isEqualTo(tight);
+
+        // The same first limit, seen alone: charged for the three granted calls, not for the refused one.
+        RateLimiter firstAlone = baton.rateLimiter("tenant", hourly);
+        assertThat(firstAlone.peek().remaining()).isEqualTo(1);
+        assertThat(both.tryAcquire().allowed()).isFalse();
+        assertThat(firstAlone.peek().remaining()).isEqualTo(1);
+    }
+
+    @Test
+    void allLimitsOfOneLimiterLiveInOneHashSlot() {
+        baton.rateLimiter("slot{test}", RateLimit.of(5, HOUR),
+                RateLimit.builder(5, HOUR).algorithm(Algorithm.SLIDING_WINDOW_LOG).build(),
+                RateLimit.builder(5, HOUR).algorithm(Algorithm.FIXED_WINDOW).build()).tryAcquire();
+        List<String> keys = keys();
+        assertThat(keys).hasSize(4);
+        assertThat(keys.stream().map(SlotHash::getSlot).distinct()).as("slots of %s", keys).hasSize(1);
+    }
+
+    @Test
+    void aRateChangeKeepsTheSpentPermits() {
+        assertThat(baton.rateLimiter("plan", RateLimit.of(10, HOUR)).tryAcquire(6).remaining()).isEqualTo(4);
+
+        // Upgrade: 20 an hour. The 6 spent stay spent.
+        RateLimiter upgraded = baton.rateLimiter("plan", RateLimit.of(20, HOUR));
+        assertThat(upgraded.peek().remaining()).isEqualTo(13);
+
+        // Another period, same algorithm: the spent permits carry over in the new period.
+        RateLimiter perDay = baton.rateLimiter("plan", RateLimit.of(240, Duration.ofDays(1)));
+        assertThat(perDay.tryAcquire().remaining()).isEqualTo(240 - 7);
+
+        // Downgrade below what was spent: refused, not reset.
+        RateLimiter downgraded = baton.rateLimiter("plan", RateLimit.of(4, HOUR));
+        RateLimitDecision refused = downgraded.tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.remaining()).isZero();
+        assertThat(refused.resetAfter()).as("a full burst of debt at most").isLessThanOrEqualTo(HOUR);
+    }
+
+    @Test
+    void windowLimitsKeepTheirCountAcrossARateChange() {
+        for (Algorithm algorithm : List.of(Algorithm.SLIDING_WINDOW_LOG, Algorithm.FIXED_WINDOW)) {
+            String name = "window-" + algorithm;
+            baton.rateLimiter(name, RateLimit.builder(10, HOUR).algorithm(algorithm).build()).tryAcquire(6);
+            RateLimiter raised = baton.rateLimiter(name, RateLimit.builder(20, HOUR).algorithm(algorithm).build());
+            assertThat(raised.peek().remaining()).as(algorithm.name()).isEqualTo(13);
+            RateLimiter lowered = baton.rateLimiter(name, RateLimit.builder(5, HOUR).algorithm(algorithm).build());
+            assertThat(lowered.tryAcquire().allowed()).as(algorithm.name()).isFalse();
+        }
+    }
+
+    @Test
+    void slidingWindowLogAdmitsExactlyItsPermitsInAnyWindow() {
+        Duration window = Duration.ofMillis(800);
+        RateLimiter limiter = baton.rateLimiter("log",
+                RateLimit.builder(3, window).algorithm(Algorithm.SLIDING_WINDOW_LOG).build());
+        long first = System.nanoTime();
+        assertThat(limiter.tryAcquire().allowed()).isTrue();
+        assertThat(limiter.tryAcquire(2).allowed()).isTrue();
+        RateLimitDecision refused = limiter.tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).as("when the first entry leaves the window")
+                .isLessThanOrEqualTo(window).isGreaterThan(window.minusMillis(Measure.millisSince(first) + 50));
+        // A reservation waits exactly for the first entry to leave; the two-permit entry is still in the window.
+        RateLimitDecision reserved = timed(() -> limiter.acquire(1, Duration.ofSeconds(5)));
+        assertThat(reserved.allowed()).isTrue();
+        assertThat(Measure.millisSince(first)).isGreaterThanOrEqualTo(window.toMillis() - 60);
+    }
+
+    @Test
+    void fixedWindowsAreAlignedToThePeriodOnTheRedisClock() {
+        RateLimiter limiter = baton.rateLimiter("fixed", RateLimit.builder(3, HOUR).algorithm(Algorithm.FIXED_WINDOW)
+                .build());
+        assertThat(limiter.tryAcquire(3).allowed()).isTrue();
+        RateLimitDecision refused = limiter.tryAcquire();
+        long nowMicros = redisMicros();
+        long hourMicros = HOUR.toNanos() / 1000;
+        Duration toNextHour = Duration.ofNanos((hourMicros - nowMicros % hourMicros) * 1000);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).isBetween(toNextHour.minusSeconds(1), toNextHour.plusSeconds(1));
+        assertThat(refused.resetAfter()).isEqualTo(refused.retryAfter());
+    }
+
+    @Test
+    void acquireReservesAndWaitsOnlyWhenTheWaitFitsMaxWait() throws Exception {
+        // One permit every 200 ms, no burst.
+        RateLimiter limiter = baton.rateLimiter("paced", RateLimit.builder(5, Duration.ofSeconds(1)).burst(1).build());
+        assertThat(limiter.acquire(1, Duration.ZERO).allowed()).isTrue();
+
+        long start = System.nanoTime();
+        RateLimitDecision refused = limiter.acquire(1, Duration.ofMillis(50));
+        assertThat(Measure.millisSince(start)).as("gives up at once").isLessThan(150);
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.retryAfter()).isBetween(Duration.ofNanos(1000), Duration.ofMillis(200));
+
+        // Three callers at once, each willing to wait 2 s: each reserves its own slot, 200 ms apart.
+        List<Callable<Long>> callers = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            callers.add(() -> {
+                assertThat(limiter.acquire(1, Duration.ofSeconds(2)).allowed()).isTrue();
+                return System.nanoTime();
+            });
+        }
+        List<Long> done = new ArrayList<>();
+        for (Future<Long> f : threads.invokeAll(callers)) {
+            done.add(f.get());
+        }
+        Collections.sort(done);
+        assertThat((done.get(0) - start) / 1_000_000).as("the refused call reserved nothing").isLessThan(400);
+        for (int i = 1; i < done.size(); i++) {
+            assertThat((done.get(i) - done.get(i - 1)) / 1_000_000).as("spacing").isGreaterThanOrEqualTo(120);
+        }
+        assertThat(Measure.millisSince(start)).isGreaterThanOrEqualTo(3 * 200 - 100);
+    }
+
+    @Test
+    void acquireAsyncCompletesWhenTheReservationIsDue() {
+        RateLimiter limiter = baton.rateLimiter("async", RateLimit.builder(10, Duration.ofSeconds(1)).burst(1).build());
+        assertThat(limiter.tryAcquireAsync(1).join().allowed()).isTrue();
+        long start = System.nanoTime();
+        CompletableFuture<RateLimitDecision> reserved = limiter.acquireAsync(1, Duration.ofSeconds(1));
+        assertThat(reserved.join().allowed()).isTrue();
+        assertThat(Measure.millisSince(start)).isBetween(50L, 1000L);
+        assertThat(limiter.acquireAsync(1, Duration.ZERO).join().allowed()).isFalse();
+    }
+
+    @Test
+    void keysExpireOnceTheLimitIsFullAgain() {
+        Duration period = Duration.ofMillis(400);
+        for (Algorithm algorithm : Algorithm.values()) {
+            RateLimiter limiter = baton.rateLimiter("idle-" + algorithm,
+                    RateLimit.builder(4, period).algorithm(algorithm).build());
+            limiter.tryAcquire(3);
+        }
+        assertThat(keys()).hasSize(4);
+        for (String key : keys()) {
+            long pttl = Long.parseLong(redis.server().command("PTTL", key));
+            assertThat(pttl).as("TTL of %s", key).isBetween(1L, period.toMillis());
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> keys().isEmpty());
+    }
+
+    @Test
+    void aFastRateStillGetsATtlOfAtLeastOneMillisecond() {
+        RateLimiter limiter = baton.rateLimiter("fast", RateLimit.of(1_000_000, Duration.ofSeconds(1)));
+        assertThat(limiter.tryAcquire().allowed()).isTrue();
+        // 1 µs of debt: the key must still expire, never be written without a TTL.
+        for (String key : keys()) {
+            assertThat(Long.parseLong(redis.server().command("PTTL", key))).isNotEqualTo(-1L);
+        }
+    }
+
+    @Test
+    void decisionsGiveTheIetfFields() {
+        RateLimiter limiter = baton.rateLimiter("http", RateLimit.of(100, Duration.ofMinutes(1)));
+        RateLimitDecision d = limiter.tryAcquire(40);
+        assertThat(d.rateLimitPolicyField("api")).isEqualTo("\"api\";q=100;w=60");
+        assertThat(d.rateLimitField("api")).isEqualTo("\"api\";r=60;t=24");
+        RateLimitDecision perHalfSecond = baton.rateLimiter("http2", RateLimit.of(5, Duration.ofMillis(500)))
+                .peek();
+        assertThat(perHalfSecond.rateLimitPolicyField("api")).isEqualTo("\"api\";q=10;w=1");
+    }
+
+    @Test
+    void aScriptFlushBetweenDecisionsIsRecoveredFrom() {
+        RateLimiter limiter = baton.rateLimiter("flush", RateLimit.of(5, HOUR));
+        limiter.tryAcquire();
+        redis.server().command("SCRIPT", "FLUSH");
+        assertThat(limiter.tryAcquire().remaining()).isEqualTo(3);
+    }
+
+    private RateLimitDecision timed(Callable<RateLimitDecision> call) {
+        try {
+            return call.call();
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private List<String> keys() {
+        String out = redis.server().command("KEYS", "baton:rate:*");
+        return out.isBlank() ? List.of() : Arrays.stream(out.split("\n")).filter(s -> !s.isBlank()).toList();
+    }
+
+    private long redisMicros() {
+        String[] time = redis.server().command("TIME").split("\n");
+        return Long.parseLong(time[0].trim()) * 1_000_000 + Long.parseLong(time[1].trim());
+    }
+}

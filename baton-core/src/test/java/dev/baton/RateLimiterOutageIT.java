@@ -1,0 +1,109 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.support.Measure;
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisExtension;
+import dev.baton.test.RedisServer;
+import java.time.Duration;
+import java.util.concurrent.CompletionException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Rate limiters on bad days: fail closed by default (a clear exception within commandTimeout), fail open when asked,
+ * and work again, with the same Baton, once Redis is back.
+ */
+class RateLimiterOutageIT {
+    private static final long FAIL_FAST_MS = TestBatons.TIMEOUT.toMillis() + 700;
+    private static final RateLimit FIVE_AN_HOUR = RateLimit.of(5, Duration.ofHours(1));
+
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private Baton baton;
+
+    @BeforeEach
+    void connect() {
+        baton = TestBatons.connect(redis.server().uri());
+    }
+
+    @AfterEach
+    void close() {
+        baton.close();
+    }
+
+    @Test
+    void redisKilledThenRestarted() throws Exception {
+        RedisServer server = redis.server();
+        RateLimiter closed = baton.rateLimiter("api", FIVE_AN_HOUR);
+        RateLimiter open = closed.failOpen();
+        assertThat(closed.tryAcquire(2).remaining()).isEqualTo(3);
+
+        server.kill();
+        long start = System.nanoTime();
+        assertThatThrownBy(closed::tryAcquire).isInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining(server.host() + ":" + server.port());
+        assertThatThrownBy(closed::peek).isInstanceOf(BatonUnavailableException.class);
+        assertThatThrownBy(() -> closed.acquire(1, Duration.ofSeconds(10)))
+                .isInstanceOf(BatonUnavailableException.class);
+        assertThatThrownBy(() -> closed.tryAcquireAsync(1).join()).isInstanceOf(CompletionException.class)
+                .hasCauseInstanceOf(BatonUnavailableException.class);
+        assertThat(Measure.millisSince(start)).isLessThan(4 * FAIL_FAST_MS);
+
+        RateLimitDecision granted = open.tryAcquire();
+        assertThat(granted.allowed()).isTrue();
+        assertThat(granted.failedOpen()).isTrue();
+        assertThat(open.tryAcquireAsync(1).join().failedOpen()).isTrue();
+        assertThat(open.acquire(1, Duration.ofSeconds(5)).failedOpen()).isTrue();
+        assertThat(open.isFailOpen()).isTrue();
+        assertThat(closed.isFailOpen()).isFalse();
+
+        server.restart();
+        // Redis kept nothing across the restart (no persistence in tests): the limiter starts full again.
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+                .until(() -> closed.tryAcquire().remaining() == 4);
+        RateLimitDecision counted = open.tryAcquire();
+        assertThat(counted.failedOpen()).isFalse();
+        assertThat(counted.remaining()).isEqualTo(3);
+    }
+
+    @Test
+    void aFrozenRedisIsAnsweredWithinTheCommandTimeout() {
+        RateLimiter closed = baton.rateLimiter("frozen", FIVE_AN_HOUR);
+        closed.tryAcquire();
+        redis.server().pause();
+        try {
+            long start = System.nanoTime();
+            assertThatThrownBy(closed::tryAcquire).isInstanceOf(BatonUnavailableException.class)
+                    .hasMessageContaining("did not answer within");
+            assertThat(Measure.millisSince(start)).isLessThan(FAIL_FAST_MS);
+
+            start = System.nanoTime();
+            assertThat(closed.failOpen().tryAcquire().failedOpen()).isTrue();
+            assertThat(Measure.millisSince(start)).isLessThan(FAIL_FAST_MS);
+        } finally {
+            redis.server().resume();
+        }
+        // The two calls that timed out were already sent: Redis ran them when it woke, so they may have been charged.
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> closed.tryAcquire().allowed());
+        assertThat(closed.peek().remaining()).isBetween(0L, 2L);
+    }
+
+    @Test
+    void otherFailuresAreNotHiddenByFailOpen() {
+        RateLimiter open = baton.rateLimiter("typed", FIVE_AN_HOUR).failOpen();
+        redis.server().command("SET", "baton:rate:{typed}:0g", "not a rate limiter state");
+        // A state the script cannot read is treated as empty, not as a failure: the limiter stays usable.
+        assertThat(open.tryAcquire().failedOpen()).isFalse();
+        redis.server().command("DEL", "baton:rate:{typed}:0g");
+        redis.server().command("LPUSH", "baton:rate:{typed}:0g", "wrong type");
+        assertThatThrownBy(open::tryAcquire).isInstanceOf(BatonException.class)
+                .isNotInstanceOf(BatonUnavailableException.class).hasMessageContaining("WRONGTYPE");
+    }
+}
