@@ -15,8 +15,8 @@ import java.util.Objects;
  *
  * <p>Limits:
  * <ul>
- *   <li>{@code permits} from 1; {@code period} from 1 ms, a whole number of microseconds;</li>
- *   <li>{@code burst × period} at most 2<sup>52</sup> µs (about 142 years), so that Redis's Lua computes exactly;</li>
+ *   <li>{@code permits} from 1 to 2<sup>40</sup>; {@code period} from 1 ms, a whole number of microseconds;</li>
+ *   <li>{@code burst × period} at most 2<sup>51</sup> µs (about 71 years), so that Redis's Lua computes exactly;</li>
  *   <li>a {@link Algorithm#SLIDING_WINDOW_LOG} limit at most {@value #MAX_LOG_PERMITS} permits, since its memory
  *       grows with them.</li>
  * </ul>
@@ -24,7 +24,9 @@ import java.util.Objects;
 public final class RateLimit {
     /** Largest {@code permits} of a {@link Algorithm#SLIDING_WINDOW_LOG} limit. */
     public static final long MAX_LOG_PERMITS = 100_000;
-    private static final long MAX_TICKS = 1L << 52;
+    /** Largest {@code permits} of any limit: keeps the script's arithmetic exact. */
+    public static final long MAX_PERMITS = 1L << 40;
+    private static final long MAX_TICKS = 1L << 51;
 
     /**
      * How a limit counts. Accuracy and memory of each are in {@code docs/rate-limiting.md}.
@@ -125,6 +127,9 @@ public final class RateLimit {
             if (permits < 1) {
                 throw new IllegalArgumentException("permits must be at least 1: " + permits);
             }
+            if (permits > MAX_PERMITS) {
+                throw new IllegalArgumentException("permits must be at most 2^40: " + permits);
+            }
             if (period.isNegative() || period.isZero()) {
                 throw new IllegalArgumentException("period must be positive: " + period);
             }
@@ -157,7 +162,7 @@ public final class RateLimit {
 
         /**
          * @throws IllegalArgumentException if a burst was set on a window algorithm, if {@code burst × period}
-         *                                  exceeds 2<sup>52</sup> µs, or if a sliding-window log would keep more than
+         *                                  exceeds 2<sup>51</sup> µs, or if a sliding-window log would keep more than
          *                                  {@value #MAX_LOG_PERMITS} permits
          */
         public RateLimit build() {
@@ -170,7 +175,7 @@ public final class RateLimit {
             }
             long periodMicros = periodMicros(period);
             if (periodMicros == -1 || burst > MAX_TICKS / periodMicros) {
-                throw new IllegalArgumentException("burst × period must be at most 2^52 µs (about 142 years): burst "
+                throw new IllegalArgumentException("burst × period must be at most 2^51 µs (about 71 years): burst "
                         + burst + ", period " + period);
             }
             if (algorithm == Algorithm.SLIDING_WINDOW_LOG && permits > MAX_LOG_PERMITS) {

@@ -5,19 +5,21 @@ import java.util.Objects;
 
 /**
  * The answer of a {@link RateLimiter}: whether the permits were granted, and what a caller (or an HTTP layer
- * answering 429) needs to know next. For a limiter with several limits, the numbers are those of the limit that
- * bound the answer ({@link #limit()}): the one with the fewest permits left, or, when refused, the one that makes
- * the caller wait longest.
+ * answering 429) needs to know next. For a limiter with several limits, {@code remaining} is the fewest over the
+ * limits, {@code retryAfter} and {@code resetAfter} the longest, and {@link #limit()} names the limit that decided:
+ * the one with the fewest permits left when allowed, or, when refused, the refusing one with the longest wait.
  *
  * @param allowed    whether the permits were granted (for {@link RateLimiter#peek}: whether they would be now)
  * @param remaining  permits that could still be taken at once after this decision, 0 when none (for a peek: after
  *                   the permits it asked about, as if they had been taken)
  * @param retryAfter when refused, how long until the same request can succeed (as far as Redis knows now);
  *                   {@link Duration#ZERO} when allowed
- * @param resetAfter how long until the limiter is back to its full burst if nothing more is taken
- * @param limit      the limit the numbers describe
- * @param failedOpen true if Redis could not be asked and the limiter was built to fail open
- *                   ({@link RateLimiter#failOpen()}); the permits were then granted without being counted
+ * @param resetAfter how long until every limit is back to its full burst if nothing more is taken
+ * @param limit      the limit that decided
+ * @param failedOpen true if Redis did not answer and the limiter was built to fail open
+ *                   ({@link RateLimiter#failOpen()}): the permits were granted unchecked, and the other numbers
+ *                   are unknown (0). Whether they were counted is unknown too: a request that timed out may
+ *                   still reach Redis.
  */
 public record RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
                                 RateLimit limit, boolean failedOpen) {

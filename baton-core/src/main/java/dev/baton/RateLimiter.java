@@ -59,7 +59,10 @@ public interface RateLimiter {
      */
     RateLimitDecision tryAcquire(long permits);
 
-    /** {@link #tryAcquire(long)} without blocking the caller. Its failures are those of the blocking call. */
+    /**
+     * {@link #tryAcquire(long)} without blocking the caller. Its failures are those of the blocking call; its
+     * callbacks run on a Baton thread, never on the Redis client's event loop.
+     */
     CompletableFuture<RateLimitDecision> tryAcquireAsync(long permits);
 
     /** {@code peek(1)}. */
@@ -67,7 +70,8 @@ public interface RateLimiter {
 
     /**
      * What {@link #tryAcquire(long)} would answer now, without taking anything: for showing quota to a user or
-     * deciding whether to start expensive work.
+     * deciding whether to start expensive work. Like a refused request, a peek may tidy the limiter's keys
+     * (drop expired entries, store a state converted to a changed limit); it never charges a permit.
      */
     RateLimitDecision peek(long permits);
 
@@ -78,8 +82,13 @@ public interface RateLimiter {
      * reserved and the refusal returns at once (its {@link RateLimitDecision#retryAfter()} says when they would be).
      * A zero {@code maxWait} is {@link #tryAcquire(long)}.
      *
-     * <p>If the thread is interrupted while it sleeps, the permits stay reserved (they are spent) and
-     * {@link InterruptedException} is thrown.
+     * <p>A thread already interrupted when it calls (with a positive {@code maxWait}) gets
+     * {@link InterruptedException} and reserves nothing. If it is interrupted while it sleeps, the permits stay
+     * reserved (they are spent) and {@link InterruptedException} is thrown.
+     *
+     * <p>With several limits, the permits are due when the slowest limit admits them, and every limit is charged
+     * for that moment. A {@link RateLimit.Algorithm#FIXED_WINDOW} limit can only hold a reservation for its current
+     * or next window, so a request that another limit delays beyond that is refused.
      *
      * @return the decision; when allowed, the caller may use the permits as soon as this returns
      * @throws IllegalArgumentException if {@code permits} is out of range or {@code maxWait} is negative
@@ -87,8 +96,8 @@ public interface RateLimiter {
     RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException;
 
     /**
-     * {@link #acquire(long, Duration)} without blocking: the future completes when the reserved permits are due
-     * (on a Baton timer thread), or at once when refused.
+     * {@link #acquire(long, Duration)} without blocking: the future completes when the reserved permits are due,
+     * or at once when refused. Its callbacks run on a Baton thread, never on the Redis client's event loop.
      */
     CompletableFuture<RateLimitDecision> acquireAsync(long permits, Duration maxWait);
 

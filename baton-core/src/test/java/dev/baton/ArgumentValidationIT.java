@@ -139,7 +139,9 @@ class ArgumentValidationIT {
         rejects(() -> RateLimit.builder(10, second).burst(20).algorithm(RateLimit.Algorithm.FIXED_WINDOW).build(),
                 IllegalArgumentException.class, "burst applies to GCRA only");
         rejects(() -> RateLimit.builder(10, Duration.ofDays(365)).burst(1_000_000).build(),
-                IllegalArgumentException.class, "burst × period must be at most 2^52");
+                IllegalArgumentException.class, "burst × period must be at most 2^51");
+        rejects(() -> RateLimit.of(1L << 41, Duration.ofSeconds(1)), IllegalArgumentException.class,
+                "permits must be at most 2^40");
         rejects(() -> RateLimit.builder(1_000_000, second).algorithm(RateLimit.Algorithm.SLIDING_WINDOW_LOG).build(),
                 IllegalArgumentException.class, "SLIDING_WINDOW_LOG limit must be at most 100000");
     }

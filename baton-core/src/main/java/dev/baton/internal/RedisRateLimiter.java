@@ -85,7 +85,12 @@ public final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException {
-        RateLimitCall.Reply reply = await(decide(true, checkPermits(permits), maxWaitMicros(maxWait)));
+        long max = maxWaitMicros(maxWait);
+        checkPermits(permits);
+        if (max > 0 && Thread.interrupted()) {
+            throw new InterruptedException("interrupted before reserving permits of rate limiter '" + name + "'");
+        }
+        RateLimitCall.Reply reply = await(decide(true, permits, max));
         if (reply.waitMicros() > 0) {
             // The permits are ours from now on; the sleep only lets their time come. Redis measured the wait a
             // moment before the reply arrived, so sleeping all of it from here errs on the late side.

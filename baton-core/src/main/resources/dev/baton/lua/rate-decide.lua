@@ -1,7 +1,8 @@
 -- Decide a rate-limited request against every limit of one limiter: all limits admit it and all are charged, or
 -- nothing is written. See docs/rate-limiting.md for the algorithms and their accuracy.
 --
--- ARGV[1]  "take" to charge the permits if admitted, "peek" to only answer (writes nothing)
+-- ARGV[1]  "take" to charge the permits if admitted, "peek" to only answer (charges nothing; like a refused take,
+--          it may tidy: trim expired log entries, store a converted state after a limit changed)
 -- ARGV[2]  permits n (1 <= n <= the smallest burst; checked by the caller)
 -- ARGV[3]  longest wait the caller accepts for a reservation, in microseconds ("0": only now)
 -- ARGV[4]  number of limits L
@@ -12,15 +13,16 @@
 --
 -- Reply: {allowed, remaining, retryAfter us, resetAfter us, wait us, binding limit (1-based)}
 --   allowed    1 if every limit admits the permits within the accepted wait (and, for "take", they were charged)
---   remaining  permits that could still be taken at once (the smallest over the limits)
---   retryAfter when refused: time until the request could succeed (the largest over the limits); else 0
---   resetAfter time until every limit is back to full if nothing more is taken
+--   remaining  permits that could still be taken at once after this request (the fewest over the limits)
+--   retryAfter when refused: time until the request could succeed (the longest over the limits); else 0
+--   resetAfter time until every limit is back to full if nothing more is taken (the longest over the limits)
 --   wait       when allowed: time until the reserved permits are due (0 unless the caller accepted a wait)
---   binding    the limit the numbers describe: fewest remaining when allowed, longest retry when refused
+--   binding    the limit that decided: fewest remaining when allowed, longest retry among those that refused
 --
 -- Numbers: Redis Lua has only doubles, exact for integers below 2^53. Times are microseconds on the Redis clock
 -- (~1.8e15 today). GCRA works in "ticks" of 1/p microsecond so that a period / p that is not a whole number of
--- microseconds stays exact; callers keep burst * period below 2^52 ticks-per-p. Numbers passed back to Redis go
+-- microseconds stays exact; callers keep burst * period at most 2^51 and p at most 2^40, and a reservation may not
+-- push a debt past 2^51 ticks, so every intermediate value stays below 2^53. Numbers passed back to Redis go
 -- through fmt(), since Lua 5.1 would print them with 14 digits or in exponent notation.
 
 local time = redis.call('TIME')
@@ -41,73 +43,110 @@ local function ttl(us)
   return fmt(math.max(1, ceildiv(us, 1000)))
 end
 
--- GCRA. State: "tat frac p period": the theoretical arrival time TAT = tat + frac/p microseconds, and the rate it
--- was written with. rel = (TAT - now) in ticks is the debt: rel / period permits are spent and not yet replenished.
--- A request of n is admitted when rel + n*period <= burst*period, and TAT moves on by n*period ticks.
+-- GCRA. State: "tat frac p period burst": the theoretical arrival time TAT = tat + frac/p microseconds, and the
+-- limit it was written with. rel = (TAT - now) in ticks is the debt: rel / period permits are spent and not yet
+-- replenished. A request of n is admitted when rel + n*period <= burst*period, and TAT moves on by n*period ticks.
 --
 --      now                      TAT             now + burst*period/p
 --   ----|------------------------|--------------------|----->  time
 --       |<-- rel: spent permits->|<- still free ----->|
 local function gcra(key, p_arg, period_arg, burst_arg)
-  local p, period = tonumber(p_arg), tonumber(period_arg)
-  local cap = tonumber(burst_arg) * period
-  local rel = 0
+  local p, period, burst = tonumber(p_arg), tonumber(period_arg), tonumber(burst_arg)
+  local cap = burst * period
+  local rel, changed = 0, false
   local state = redis.call('GET', key)
   if state then
-    local tat, frac, p0, period0 = string.match(state, '^(%d+) (%d+) (%d+) (%d+)$')
-    tat, frac, p0, period0 = tonumber(tat), tonumber(frac), tonumber(p0), tonumber(period0)
+    local tat, frac, p0, period0, burst0 = string.match(state, '^(%d+) (%d+) (%d+) (%d+) (%d+)$')
+    tat, frac, p0, period0, burst0 = tonumber(tat), tonumber(frac), tonumber(p0), tonumber(period0), tonumber(burst0)
     if tat and (tat > now or (tat == now and frac > 0)) then
       rel = (tat - now) * p0 + frac
-      if period0 ~= period then
-        -- The rate changed: the spent permits (rel / period0) stay spent, counted in the new period's ticks, and
+      if p0 ~= p or period0 ~= period or burst0 ~= burst then
+        -- The limit changed: the spent permits (rel / period0) stay spent, counted in the new period's ticks, and
         -- at most a full burst of them, so that a smaller burst cannot lock the limit for longer than it lasts.
-        rel = math.min(math.ceil(rel / period0 * period), cap)
+        changed = true
+        if period0 ~= period then
+          rel = math.ceil(rel / period0 * period)
+        end
+        rel = math.min(rel, cap)
       end
     end
+  end
+  local function write(total)
+    redis.call('SET', key, fmt(now + math.floor(total / p)) .. ' ' .. fmt(total % p) .. ' ' .. p_arg .. ' '
+        .. period_arg .. ' ' .. burst_arg, 'PX', ttl(ceildiv(total, p)))
   end
   local need = rel + n * period
   local over = need - cap
   local r = {ok = true, wait = 0, retry = 0}
   if over > 0 then
     local due = ceildiv(over, p)
-    if due <= maxwait then
+    -- A reservation may not push the debt past 2^51 ticks, so that every number here stays exact.
+    if due <= maxwait and over <= 2 ^ 51 then
       r.wait = due
     else
       r.ok, r.retry = false, due
     end
   end
-  local after = r.ok and need or rel
-  r.remaining = math.max(0, math.floor((cap - after) / period))
-  r.reset = ceildiv(after, p)
-  r.fits = function(due) return true end -- a later use than its own due time only wastes
+  r.remaining = math.max(0, math.floor((cap - (r.ok and need or rel)) / period))
+  r.reset_now, r.reset_charged = ceildiv(rel, p), ceildiv(need, p)
+  r.fits = function(due) return true end
   r.commit = function(due)
-    redis.call('SET', key, fmt(now + math.floor(need / p)) .. ' ' .. fmt(need % p) .. ' ' .. p_arg .. ' '
-        .. period_arg, 'PX', ttl(r.reset))
+    -- Charged for the moment the permits are used (TAT' = max(TAT, due) + n*T), which may be later than their own
+    -- due time when another limit makes the request wait.
+    local total = math.max(rel, (due - now) * p) + n * period
+    write(total)
+    r.reset_charged = ceildiv(total, p)
+  end
+  r.tidy = function()
+    if changed and rel > 0 then
+      write(rel) -- store the converted debt with a TTL that matches it, so it is not forgotten early
+    end
   end
   return r
 end
 
 -- Sliding-window log. The log holds one entry per admitted request: score = the time it counts from, member =
--- "<seq>:<permits>". The totals hash keeps the sum of the live entries and the last seq. An entry is live while
--- score > now - period. A request fits when sum + n <= p; otherwise it is due when enough of the oldest entries
--- have left the window, and a reservation is logged at that future time.
+-- "<seq>:<permits>". The totals hash keeps the sum of the permits in the log, the last seq and the period. An entry
+-- is live while score > now - period. A request fits when sum + n <= p; otherwise it is due when enough of the
+-- oldest entries have left the window, and a reservation is logged at that future time.
+--
+-- Expired entries are trimmed, at most 256 per call so that no call is slow; those left over still count in sum
+-- until a later call trims them, which can only make the limiter stricter, never looser.
 local function sliding(log, totals, p_arg, period_arg)
   local p, period = tonumber(p_arg), tonumber(period_arg)
   local cutoff = fmt(now - period)
-  local t = redis.call('HMGET', totals, 'sum', 'seq')
-  local sum, seq = tonumber(t[1]) or 0, tonumber(t[2]) or 0
-  local gone = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff)
-  for _, member in ipairs(gone) do
-    sum = sum - tonumber(string.match(member, ':(%d+)$'))
-  end
+  local t = redis.call('HMGET', totals, 'sum', 'seq', 'period')
+  local sum, seq = tonumber(t[1]), tonumber(t[2]) or 0
   local last = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
-  local newest = tonumber(last[2]) or 0
-  if newest <= now - period then
-    sum = 0 -- nothing live: whatever the totals say
+  local newest = tonumber(last[2])
+  local dirty = t[3] ~= period_arg
+  if not newest or newest <= now - period then
+    if newest or sum then
+      redis.call('DEL', log, totals) -- nothing live: start clean
+    end
+    sum, seq, newest, dirty = 0, 0, 0, false
+  elseif not sum then
+    -- The totals were lost (evicted, deleted) but the log was not: rebuild them from the log.
+    redis.call('ZREMRANGEBYSCORE', log, '-inf', cutoff)
+    sum = 0
+    for _, member in ipairs(redis.call('ZRANGE', log, 0, -1)) do
+      local s, k = string.match(member, '^(%d+):(%d+)$')
+      sum, seq = sum + tonumber(k), math.max(seq, tonumber(s))
+    end
+    dirty = true
+  else
+    local gone = redis.call('ZRANGEBYSCORE', log, '-inf', cutoff, 'LIMIT', 0, 256)
+    if #gone > 0 then
+      for _, member in ipairs(gone) do
+        sum = sum - tonumber(string.match(member, ':(%d+)$'))
+      end
+      redis.call('ZREM', log, unpack(gone))
+      dirty = true
+    end
   end
   local r = {ok = true, wait = 0, retry = 0}
   if sum + n > p then
-    -- The oldest entries leave first; each holds at least one permit, so sum + n - p entries are enough.
+    -- The oldest live entries leave first; each holds at least one permit, so sum + n - p entries are enough.
     local need = sum + n - p
     local oldest = redis.call('ZRANGEBYSCORE', log, '(' .. cutoff, '+inf', 'WITHSCORES', 'LIMIT', 0, need)
     local freed, due = 0, newest + period
@@ -124,40 +163,54 @@ local function sliding(log, totals, p_arg, period_arg)
       r.ok, r.retry = false, due - now
     end
   end
-  r.remaining = (r.ok and r.wait == 0) and (p - sum - n) or math.max(0, r.ok and 0 or p - sum)
-  r.reset = math.max(newest + period - now, 0)
   if r.ok then
-    r.reset = math.max(newest, now + r.wait) + period - now
+    r.remaining = r.wait == 0 and p - sum - n or 0
+  else
+    r.remaining = math.max(0, p - sum)
+  end
+  r.reset_now = math.max(0, newest + period - now)
+  r.reset_charged = math.max(newest, now + r.wait) + period - now
+  local function expire(until_us)
+    local keep = ttl(until_us - now)
+    redis.call('PEXPIRE', log, keep)
+    redis.call('PEXPIRE', totals, keep)
   end
   r.fits = function(due) return true end -- logging the entry later than needed is only stricter
   r.commit = function(due)
-    if #gone > 0 then
-      redis.call('ZREMRANGEBYSCORE', log, '-inf', cutoff)
-    end
     seq = seq + 1
     redis.call('ZADD', log, fmt(due), fmt(seq) .. ':' .. n)
-    redis.call('HSET', totals, 'sum', fmt(sum + n), 'seq', fmt(seq))
-    local keep = ttl(math.max(newest, due) + period - now)
-    redis.call('PEXPIRE', log, keep)
-    redis.call('PEXPIRE', totals, keep)
+    redis.call('HSET', totals, 'sum', fmt(sum + n), 'seq', fmt(seq), 'period', period_arg)
+    expire(math.max(newest, due) + period)
+    r.reset_charged = math.max(newest, due) + period - now
+  end
+  r.tidy = function()
+    if dirty then
+      redis.call('HSET', totals, 'sum', fmt(sum), 'seq', fmt(seq), 'period', period_arg)
+      expire(newest + period)
+    end
   end
   return r
 end
 
--- Fixed window. State: "end count next": the end of the current window, the permits taken in it, and the permits
--- reserved in the window after it. Windows are aligned to multiples of the period on the Redis clock; after a
--- period change, the current window keeps its end. A reservation may go into the next window only.
+-- Fixed window. State: "end count next period": the end of the current window, the permits taken in it, the
+-- permits reserved in the window after it, and the period they were counted with. Windows are aligned to multiples
+-- of the period on the Redis clock. A reservation may go into the next window only.
 local function fixed(key, p_arg, period_arg)
   local p, period = tonumber(p_arg), tonumber(period_arg)
   local wend, count, nxt = now - now % period + period, 0, 0
   local state = redis.call('GET', key)
   if state then
-    local e, c, x = string.match(state, '^(%d+) (%d+) (%d+)$')
-    e, c, x = tonumber(e), tonumber(c), tonumber(x)
+    local e, c, x, period0 = string.match(state, '^(%d+) (%d+) (%d+) (%d+)$')
+    e, c, x, period0 = tonumber(e), tonumber(c), tonumber(x), tonumber(period0)
     if e and now < e then
       wend, count, nxt = e, c, x
-    elseif e and now < e + period then
-      wend, count, nxt = e + period, x, 0
+    elseif e and now < e + period0 then
+      -- The reserved window has begun. After a period change it is counted in the aligned window of the new
+      -- period, which may overlap it: this once, up to twice the permits can pass within one new window.
+      count = x
+      if period0 == period then
+        wend = e + period
+      end
     end
   end
   local r = {ok = true, wait = 0, retry = 0}
@@ -168,9 +221,13 @@ local function fixed(key, p_arg, period_arg)
       r.ok, r.retry = false, (nxt + n <= p) and (wend - now) or (wend + period - now)
     end
   end
-  r.remaining = (r.ok and r.wait == 0) and (p - count - n) or math.max(0, r.ok and 0 or p - count)
-  local reserved = nxt > 0 or (r.ok and r.wait > 0)
-  r.reset = (reserved and wend + period or wend) - now
+  if r.ok then
+    r.remaining = r.wait == 0 and p - count - n or 0
+  else
+    r.remaining = math.max(0, p - count)
+  end
+  r.reset_now = (nxt > 0 and wend + period or wend) - now
+  r.reset_charged = (r.wait > 0 and wend + period - now) or r.reset_now
   r.fits = function(due)
     if due < wend then
       return count + n <= p
@@ -183,9 +240,11 @@ local function fixed(key, p_arg, period_arg)
     else
       nxt = nxt + n
     end
-    local reset = (nxt > 0 and wend + period or wend) - now
-    redis.call('SET', key, fmt(wend) .. ' ' .. fmt(count) .. ' ' .. fmt(nxt), 'PX', ttl(reset))
+    r.reset_charged = (nxt > 0 and wend + period or wend) - now
+    redis.call('SET', key, fmt(wend) .. ' ' .. fmt(count) .. ' ' .. fmt(nxt) .. ' ' .. period_arg, 'PX',
+        ttl(r.reset_charged))
   end
+  r.tidy = function() end -- nothing to normalise: a rolled-over window is rewritten on its next charge
   return r
 end
 
@@ -220,33 +279,30 @@ if allowed then
     end
   end
 end
-if allowed and take then
-  for _, r in ipairs(limits) do
+for _, r in ipairs(limits) do
+  if allowed and take then
     r.commit(due)
+  else
+    r.tidy()
   end
 end
 
-local remaining, retry, reset, binding = nil, 0, 0, 1
+-- remaining: the fewest over the limits; retryAfter and resetAfter: the longest. The binding limit is the one with
+-- the fewest remaining when allowed, and the one with the longest retry when refused.
+local remaining, retry, reset, binding, worst = nil, 0, 0, 1, -1
 for i, r in ipairs(limits) do
-  reset = math.max(reset, r.reset)
-  if allowed then
-    if remaining == nil or r.remaining < remaining then
-      remaining, binding = r.remaining, i
+  reset = math.max(reset, allowed and r.reset_charged or r.reset_now)
+  if remaining == nil or r.remaining < remaining then
+    remaining = r.remaining
+    if allowed then
+      binding = i
     end
-  else
-    local r_retry = r.ok and r.wait or r.retry
-    if not r.ok and r_retry >= retry then
-      retry, binding = r_retry, i
-    end
-    remaining = math.min(remaining or r.remaining, r.remaining)
   end
-end
-if not allowed then
-  wait = 0
-  for _, r in ipairs(limits) do
-    if r.ok then
-      retry = math.max(retry, r.wait)
+  if not allowed then
+    retry = math.max(retry, r.ok and r.wait or r.retry)
+    if not r.ok and r.retry > worst then
+      worst, binding = r.retry, i
     end
   end
 end
-return {allowed and 1 or 0, remaining, retry, reset, wait, binding}
+return {allowed and 1 or 0, remaining, retry, reset, allowed and wait or 0, binding}
