@@ -8,14 +8,19 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A service instance hammering a rate limiter, for multi-process accuracy tests. Started with {@code URI THREADS},
- * prints {@code READY}, then obeys stdin: {@code RUN NAME ALGORITHM PERMITS PERIOD_MS BURST SECONDS} makes every
- * thread call {@code tryAcquire()} as fast as it can for that long and prints {@code RESULT admitted decisions};
- * {@code EXIT} ends it.
+ * prints {@code READY}, then obeys stdin: {@code RUN NAME ALGORITHM PERMITS PERIOD_MS BURST SECONDS ORIGIN_NANOS}
+ * makes every thread call {@code tryAcquire()} as fast as it can for that long and prints
+ * {@code RESULT admitted decisions busy}; {@code EXIT} ends it. {@code busy} lists the 10 ms slots, counted from
+ * {@code ORIGIN_NANOS} on {@link System#nanoTime()} (one clock for all processes of a Linux machine), in which a
+ * decision of this process completed: a bitmap in hex, so that the test can tell a stalled machine from a limiter
+ * that refused too much.
  */
 public final class RateLimitWorker {
     private RateLimitWorker() {
@@ -36,13 +41,16 @@ public final class RateLimitWorker {
                 String[] a = line.split(" ");
                 RateLimit limit = RateLimit.builder(Long.parseLong(a[3]), Duration.ofMillis(Long.parseLong(a[4])))
                         .algorithm(RateLimit.Algorithm.valueOf(a[2])).burst(Long.parseLong(a[5])).build();
-                long[] result = hammer(baton.rateLimiter(a[1], limit), threads, Duration.ofSeconds(Long.parseLong(a[6])));
-                System.out.println("RESULT " + result[0] + " " + result[1]);
+                Duration duration = Duration.ofSeconds(Long.parseLong(a[6]));
+                BitSet busy = new BitSet();
+                long[] result = hammer(baton.rateLimiter(a[1], limit), threads, duration, Long.parseLong(a[7]), busy);
+                System.out.println("RESULT " + result[0] + " " + result[1] + " " + HexFormat.of().formatHex(busy.toByteArray()));
             }
         }
     }
 
-    private static long[] hammer(RateLimiter limiter, int threads, Duration duration) throws InterruptedException {
+    private static long[] hammer(RateLimiter limiter, int threads, Duration duration, long origin, BitSet busy)
+            throws InterruptedException {
         LongAdder admitted = new LongAdder();
         LongAdder decisions = new LongAdder();
         long deadline = System.nanoTime() + duration.toNanos();
@@ -54,6 +62,12 @@ public final class RateLimitWorker {
                         admitted.increment();
                     }
                     decisions.increment();
+                    int slot = (int) ((System.nanoTime() - origin) / 10_000_000);
+                    if (slot >= 0 && !busy.get(slot)) {
+                        synchronized (busy) {
+                            busy.set(slot);
+                        }
+                    }
                 }
             });
             t.start();
