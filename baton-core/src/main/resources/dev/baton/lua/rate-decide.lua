@@ -43,6 +43,15 @@ local function ttl(us)
   return fmt(math.max(1, ceildiv(us, 1000)))
 end
 
+-- Permits left by a window algorithm with `used` of its `p` taken: what is free now if the request is refused,
+-- nothing if it is reserved for later, else what remains once it is charged.
+local function window_remaining(r, used, p)
+  if not r.ok then
+    return math.max(0, p - used)
+  end
+  return r.wait == 0 and p - used - n or 0
+end
+
 -- GCRA. State: "tat frac p period burst": the theoretical arrival time TAT = tat + frac/p microseconds, and the
 -- limit it was written with. rel = (TAT - now) in ticks is the debt: rel / period permits are spent and not yet
 -- replenished. A request of n is admitted when rel + n*period <= burst*period, and TAT moves on by n*period ticks.
@@ -163,11 +172,7 @@ local function sliding(log, totals, p_arg, period_arg)
       r.ok, r.retry = false, due - now
     end
   end
-  if r.ok then
-    r.remaining = r.wait == 0 and p - sum - n or 0
-  else
-    r.remaining = math.max(0, p - sum)
-  end
+  r.remaining = window_remaining(r, sum, p)
   r.reset_now = math.max(0, newest + period - now)
   r.reset_charged = math.max(newest, now + r.wait) + period - now
   local function expire(until_us)
@@ -221,11 +226,7 @@ local function fixed(key, p_arg, period_arg)
       r.ok, r.retry = false, (nxt + n <= p) and (wend - now) or (wend + period - now)
     end
   end
-  if r.ok then
-    r.remaining = r.wait == 0 and p - count - n or 0
-  else
-    r.remaining = math.max(0, p - count)
-  end
+  r.remaining = window_remaining(r, count, p)
   r.reset_now = (nxt > 0 and wend + period or wend) - now
   r.reset_charged = (r.wait > 0 and wend + period - now) or r.reset_now
   r.fits = function(due)
