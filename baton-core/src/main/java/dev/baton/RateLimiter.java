@@ -37,6 +37,13 @@ import java.util.concurrent.CompletableFuture;
  * already been sent, so a Redis that was only slow may still apply it later: those permits may be counted although
  * the caller got an exception (or a fail-open grant).
  *
+ * <p><b>Exhausted limiters cost Redis little.</b> Once Redis has refused this object a request, it refuses further
+ * requests for as many permits or more itself, until that refusal's {@code retryAfter} has passed (at most 1 s), with
+ * {@code retryAfter} counting down. An exhausted hot limiter then costs Redis one script per retry interval per
+ * process instead of one per request. Nothing is granted without Redis. The price: a limit raised by another process
+ * (or keys deleted by an operator) is noticed up to 1 s late. {@link #peek} always asks Redis. Keep one limiter
+ * object per name and limits, and share it between threads, to benefit.
+ *
  * <p>Invalid arguments (permits below 1, or above the smallest burst of the limiter) throw
  * {@link IllegalArgumentException} before any Redis call. Thread-safe; cheap to create (no Redis call).
  */

@@ -70,6 +70,39 @@ class RateLimiterIT {
     }
 
     @Test
+    void anExhaustedLimiterRepeatsItsRefusalWithoutAskingRedis() {
+        RateLimiter limiter = baton.rateLimiter("exhausted", RateLimit.builder(3, HOUR)
+                .algorithm(RateLimit.Algorithm.FIXED_WINDOW).build());
+        assertThat(limiter.tryAcquire(2).allowed()).isTrue();
+        RateLimitDecision refused = limiter.tryAcquire(2);
+        assertThat(refused.allowed()).isFalse();
+
+        long scripts = Measure.scriptsRun(redis.server());
+        for (int i = 0; i < 100; i++) {
+            RateLimitDecision again = limiter.tryAcquire(2 + i % 2);
+            assertThat(again.allowed()).isFalse();
+            assertThat(again.remaining()).isEqualTo(1);
+            assertThat(again.retryAfter()).isPositive().isLessThanOrEqualTo(refused.retryAfter());
+        }
+        assertThat(Measure.scriptsRun(redis.server()) - scripts).as("answered locally").isZero();
+        assertThat(limiter.tryAcquire(1).allowed()).as("fewer permits: Redis is asked").isTrue();
+        assertThat(limiter.peek().allowed()).as("a peek always asks Redis").isFalse();
+        assertThat(Measure.scriptsRun(redis.server()) - scripts).isEqualTo(2);
+
+        // Redis's retry is up to an hour away, but the refusal is repeated for at most 1 s before Redis is asked
+        // again, so that a limit raised elsewhere is seen.
+        RateLimiter raisedElsewhere = baton.rateLimiter("exhausted", RateLimit.builder(10, HOUR)
+                .algorithm(RateLimit.Algorithm.FIXED_WINDOW).build());
+        assertThat(raisedElsewhere.peek().allowed()).isTrue();
+        long asked = System.nanoTime();
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            limiter.tryAcquire(2);
+            return scriptsSince(scripts) > 3;
+        });
+        assertThat(Measure.millisSince(asked)).isLessThanOrEqualTo(1_500);
+    }
+
+    @Test
     void gcraWithABurstBelowTheRateSpreadsThePermits() {
         RateLimiter limiter = baton.rateLimiter("smooth", RateLimit.builder(100, HOUR).burst(2).build());
         assertThat(limiter.tryAcquire(2).allowed()).isTrue();
@@ -397,6 +430,10 @@ class RateLimiterIT {
         } catch (Exception e) {
             throw new AssertionError(e);
         }
+    }
+
+    private long scriptsSince(long before) {
+        return Measure.scriptsRun(redis.server()) - before;
     }
 
     private long totalsSum(String name) {

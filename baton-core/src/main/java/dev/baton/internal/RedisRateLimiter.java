@@ -12,8 +12,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The {@link RateLimiter} facade: checks arguments, runs {@code rate-decide.lua} (one script call per decision),
- * sleeps out admitted reservations and applies the fail-open choice. The algorithms live in the script.
+ * The {@link RateLimiter} facade: checks arguments, runs {@code rate-decide.lua} (at most one script call per
+ * decision), sleeps out admitted reservations and applies the fail-open choice. The algorithms live in the script;
+ * a refusal this limiter already knows of is repeated without asking Redis ({@link KnownRefusal}).
  */
 public final class RedisRateLimiter implements RateLimiter {
     private final LockEngine engine;
@@ -22,6 +23,7 @@ public final class RedisRateLimiter implements RateLimiter {
     private final RateLimitCall call;
     private final long maxPermits;
     private final boolean failOpen;
+    private final KnownRefusal knownRefusal = new KnownRefusal();
 
     private RedisRateLimiter(LockEngine engine, String name, List<RateLimit> limits, RateLimitCall call,
                              boolean failOpen) {
@@ -120,9 +122,20 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
         engine.checkOpen();
+        long sent = System.nanoTime();
+        if (take) {
+            RateLimitDecision known = knownRefusal.answer(permits, maxWaitMicros * 1000, sent);
+            if (known != null) {
+                return CompletableFuture.completedFuture(new RateLimitCall.Reply(known, 0));
+            }
+        }
         RedisGateway gateway = engine.gateway();
         CompletableFuture<RateLimitCall.Reply> reply = gateway.<List<Object>>run(Script.RATE_DECIDE,
-                ScriptOutputType.MULTI, call.keys(), call.args(take, permits, maxWaitMicros)).thenApply(call::parse);
+                ScriptOutputType.MULTI, call.keys(), call.args(take, permits, maxWaitMicros)).thenApply(r -> {
+                    RateLimitCall.Reply parsed = call.parse(r);
+                    knownRefusal.learn(permits, sent, parsed.decision());
+                    return parsed;
+                });
         return failOpen ? reply.exceptionally(this::openOrRethrow) : reply;
     }
 

@@ -52,6 +52,10 @@ local function window_remaining(r, used, p)
   return r.wait == 0 and p - used - n or 0
 end
 
+-- Each algorithm returns its verdict on one limit: ok, wait, retry, remaining, reset_now, reset_charged; commit(due)
+-- to charge it; and where needed fits(due) (may it be charged for that later moment?) and tidy() (writes that are no
+-- charge, for a refused request or a peek). A limit without fits() accepts any later moment.
+
 -- GCRA. State: "tat frac p period burst": the theoretical arrival time TAT = tat + frac/p microseconds, and the
 -- limit it was written with. rel = (TAT - now) in ticks is the debt: rel / period permits are spent and not yet
 -- replenished. A request of n is admitted when rel + n*period <= burst*period, and TAT moves on by n*period ticks.
@@ -59,34 +63,39 @@ end
 --      now                      TAT             now + burst*period/p
 --   ----|------------------------|--------------------|----->  time
 --       |<-- rel: spent permits->|<- still free ----->|
+local function gcra_write(r, total)
+  redis.call('SET', r.key, fmt(now + math.floor(total / r.p)) .. ' ' .. fmt(total % r.p) .. ' ' .. r.limit, 'PX',
+      ttl(ceildiv(total, r.p)))
+end
+
 local function gcra(key, p_arg, period_arg, burst_arg)
   local p, period, burst = tonumber(p_arg), tonumber(period_arg), tonumber(burst_arg)
+  local limit = p_arg .. ' ' .. period_arg .. ' ' .. burst_arg
   local cap = burst * period
   local rel, changed = 0, false
   local state = redis.call('GET', key)
   if state then
-    local tat, frac, p0, period0, burst0 = string.match(state, '^(%d+) (%d+) (%d+) (%d+) (%d+)$')
-    tat, frac, p0, period0, burst0 = tonumber(tat), tonumber(frac), tonumber(p0), tonumber(period0), tonumber(burst0)
+    local tat, frac, limit0 = string.match(state, '^(%d+) (%d+) (.*)$')
+    tat, frac = tonumber(tat), tonumber(frac)
     if tat and (tat > now or (tat == now and frac > 0)) then
-      rel = (tat - now) * p0 + frac
-      if p0 ~= p or period0 ~= period or burst0 ~= burst then
+      if limit0 == limit then
+        rel = (tat - now) * p + frac
+      else
         -- The limit changed: the spent permits (rel / period0) stay spent, counted in the new period's ticks, and
         -- at most a full burst of them, so that a smaller burst cannot lock the limit for longer than it lasts.
-        changed = true
+        local p0, period0 = string.match(limit0, '^(%d+) (%d+)')
+        p0, period0 = tonumber(p0), tonumber(period0)
+        rel = (tat - now) * p0 + frac
         if period0 ~= period then
           rel = math.ceil(rel / period0 * period)
         end
-        rel = math.min(rel, cap)
+        rel, changed = math.min(rel, cap), true
       end
     end
   end
-  local function write(total)
-    redis.call('SET', key, fmt(now + math.floor(total / p)) .. ' ' .. fmt(total % p) .. ' ' .. p_arg .. ' '
-        .. period_arg .. ' ' .. burst_arg, 'PX', ttl(ceildiv(total, p)))
-  end
   local need = rel + n * period
   local over = need - cap
-  local r = {ok = true, wait = 0, retry = 0}
+  local r = {ok = true, wait = 0, retry = 0, key = key, p = p, limit = limit}
   if over > 0 then
     local due = ceildiv(over, p)
     -- A reservation may not push the debt past 2^51 ticks, so that every number here stays exact.
@@ -98,17 +107,16 @@ local function gcra(key, p_arg, period_arg, burst_arg)
   end
   r.remaining = math.max(0, math.floor((cap - (r.ok and need or rel)) / period))
   r.reset_now, r.reset_charged = ceildiv(rel, p), ceildiv(need, p)
-  r.fits = function(due) return true end
   r.commit = function(due)
     -- Charged for the moment the permits are used (TAT' = max(TAT, due) + n*T), which may be later than their own
     -- due time when another limit makes the request wait.
     local total = math.max(rel, (due - now) * p) + n * period
-    write(total)
+    gcra_write(r, total)
     r.reset_charged = ceildiv(total, p)
   end
-  r.tidy = function()
-    if changed and rel > 0 then
-      write(rel) -- store the converted debt with a TTL that matches it, so it is not forgotten early
+  if changed then
+    r.tidy = function()
+      gcra_write(r, rel) -- store the converted debt with a TTL that matches it, so it is not forgotten early
     end
   end
   return r
@@ -180,7 +188,7 @@ local function sliding(log, totals, p_arg, period_arg)
     redis.call('PEXPIRE', log, keep)
     redis.call('PEXPIRE', totals, keep)
   end
-  r.fits = function(due) return true end -- logging the entry later than needed is only stricter
+  -- (No fits(): logging the entry later than needed is only stricter.)
   r.commit = function(due)
     seq = seq + 1
     redis.call('ZADD', log, fmt(due), fmt(seq) .. ':' .. n)
@@ -245,7 +253,7 @@ local function fixed(key, p_arg, period_arg)
     redis.call('SET', key, fmt(wend) .. ' ' .. fmt(count) .. ' ' .. fmt(nxt) .. ' ' .. period_arg, 'PX',
         ttl(r.reset_charged))
   end
-  r.tidy = function() end -- nothing to normalise: a rolled-over window is rewritten on its next charge
+  -- (No tidy(): a rolled-over window is rewritten on its next charge.)
   return r
 end
 
@@ -275,7 +283,7 @@ end
 local due = now + wait
 if allowed then
   for _, r in ipairs(limits) do
-    if not r.fits(due) then
+    if r.fits and not r.fits(due) then
       allowed, r.ok, r.retry = false, false, wait
     end
   end
@@ -283,7 +291,7 @@ end
 for _, r in ipairs(limits) do
   if allowed and take then
     r.commit(due)
-  else
+  elseif r.tidy then
     r.tidy()
   end
 end

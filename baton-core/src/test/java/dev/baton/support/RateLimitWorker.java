@@ -43,21 +43,28 @@ public final class RateLimitWorker {
                         .algorithm(RateLimit.Algorithm.valueOf(a[2])).burst(Long.parseLong(a[5])).build();
                 Duration duration = Duration.ofSeconds(Long.parseLong(a[6]));
                 BitSet busy = new BitSet();
-                long[] result = hammer(baton.rateLimiter(a[1], limit), threads, duration, Long.parseLong(a[7]), busy);
+                long[] result = hammer(baton, a[1], limit, threads, duration, Long.parseLong(a[7]), busy);
                 System.out.println("RESULT " + result[0] + " " + result[1] + " " + HexFormat.of().formatHex(busy.toByteArray()));
             }
         }
     }
 
-    private static long[] hammer(RateLimiter limiter, int threads, Duration duration, long origin, BitSet busy)
-            throws InterruptedException {
+    /**
+     * Half the threads share one limiter object, as a service would; the other half make a new one for every call,
+     * so that every one of their decisions is the script's (a shared object repeats a known refusal itself).
+     */
+    private static long[] hammer(Baton baton, String name, RateLimit limit, int threads, Duration duration,
+                                 long origin, BitSet busy) throws InterruptedException {
+        RateLimiter shared = baton.rateLimiter(name, limit);
         LongAdder admitted = new LongAdder();
         LongAdder decisions = new LongAdder();
         long deadline = System.nanoTime() + duration.toNanos();
         List<Thread> workers = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
+            boolean own = i % 2 == 1;
             Thread t = new Thread(() -> {
                 while (System.nanoTime() < deadline) {
+                    RateLimiter limiter = own ? baton.rateLimiter(name, limit) : shared;
                     if (limiter.tryAcquire().allowed()) {
                         admitted.increment();
                     }
