@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -33,10 +34,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>runs scenario (c) ({@link HandoffScenario}) in this JVM, Baton and Redisson rounds interleaved, each
  *       preceded by a measurement of one idle PING round trip ({@link PingProbe}),</li>
  * </ol>
- * and prints a Markdown report (also written to {@code benchmark-results.md} next to the jar).
+ * then the rate limiters ({@link RateLimiterRun}): Baton, Redisson and Bucket4j in scenarios (r1) and (r2) under JMH,
+ * their commands per decision and their Redis memory per limiter; and prints a Markdown report (also written to
+ * {@code benchmark-results.md} next to the jar).
  *
  * <p>Options: {@code --quick} (about a minute: smoke-test settings, numbers not meaningful), {@code --out FILE},
- * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}.
+ * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}, {@code --skip-rate}
+ * (no rate limiters), {@code --rate-only} (only the rate limiters).
  */
 public final class BenchMain {
 
@@ -46,7 +50,20 @@ public final class BenchMain {
         boolean jmh = true;
         boolean handoff = true;
         boolean crossCheck = true;
+        boolean rate = true;
+        /** False with --rate-only: then {@link #trace} only covers the rate limiters' MONITOR traces. */
+        boolean locks = true;
         Path out;
+
+        /** Whether any part of the lock benchmarks runs (all of them do unless skipped or --rate-only). */
+        boolean anyLockPart() {
+            return locks && (trace || jmh || handoff || crossCheck);
+        }
+
+        /** Limiters per contender in the rate-limiter memory measurement. */
+        int rateMemoryLimiters() {
+            return quick ? 1_000 : 10_000;
+        }
 
         int crossCheckSlices() {
             return quick ? 1 : 5;
@@ -86,6 +103,11 @@ public final class BenchMain {
                     case "--skip-jmh" -> s.jmh = false;
                     case "--skip-handoff" -> s.handoff = false;
                     case "--skip-crosscheck" -> s.crossCheck = false;
+                    case "--skip-rate" -> s.rate = false;
+                    case "--rate-only" -> {
+                        s.locks = false;
+                        s.rate = true;
+                    }
                     case "--out" -> {
                         if (i + 1 >= args.length) {
                             throw new IllegalArgumentException("--out needs a file name");
@@ -94,7 +116,8 @@ public final class BenchMain {
                     }
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
-                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-handoff]");
+                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-handoff]"
+                                + " [--skip-rate | --rate-only]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
@@ -127,85 +150,23 @@ public final class BenchMain {
         long started = System.nanoTime();
         Report report = new Report(settings);
         report.load("start");
-        try (RedisServer server = RedisServer.start()) {
+        RedisBinary binary = RedisBinary.locate();
+        try (RedisServer server = RedisServer.start(binary, RateLimiterMemory.serverOptions(binary))) {
             RedisAdmin admin = RedisAdmin.over(server);
             report.redisVersion = infoField(server.command("INFO", "server"), "redis_version")
                     + " (" + server.binary().source() + ": " + server.binary().path() + ")";
             report.libraries = "Redisson " + mavenVersion("org.redisson", "redisson")
                     + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
                     + ", Netty " + mavenVersion("io.netty", "netty-transport")
-                    + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core");
+                    + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core")
+                    + (settings.rate ? ", Bucket4j " + mavenVersion("com.bucket4j", "bucket4j_jdk17-core") : "");
             log("redis-server " + report.redisVersion + " listening at " + server.uri());
 
-            if (settings.trace) {
-                for (String kind : Contender.LOCKS) {
-                    log("MONITOR trace of " + kind);
-                    try {
-                        report.traces.add(ProtocolTrace.lockUnlock(kind, server));
-                        report.traces.add(ProtocolTrace.failedTryLock(kind, server));
-                    } catch (Exception | Error e) {
-                        report.anomalies.add("MONITOR trace of " + kind + " failed:\n" + HandoffScenario.stackTrace(e));
-                    }
-                }
+            if (settings.anyLockPart()) {
+                runLocks(settings, server, admin, report, statsFile, jmhJson);
             }
-
-            if (settings.jmh) {
-                log("JMH: scenarios (a), (b), (d) in forked JVMs, " + settings.jmhSettings());
-                ChainedOptionsBuilder options = new OptionsBuilder()
-                        .include(benchmarkPattern(LockUncontendedBenchmark.class))
-                        .include(benchmarkPattern(LockPerThreadBenchmark.class))
-                        .include(benchmarkPattern(LockManyNamesTryLockBenchmark.class))
-                        .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
-                                "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
-                        .shouldFailOnError(false)
-                        .timeout(TimeValue.seconds(60))
-                        .resultFormat(ResultFormatType.JSON)
-                        .result(jmhJson.toString());
-                if (settings.quick) {
-                    options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
-                            .measurementIterations(1).measurementTime(TimeValue.seconds(1));
-                }
-                try {
-                    Collection<RunResult> results = new Runner(options.build()).run();
-                    report.addJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
-                } catch (Exception e) {
-                    report.anomalies.add("JMH run failed:\n" + HandoffScenario.stackTrace(e));
-                }
-            }
-
-            report.load("after JMH");
-
-            if (settings.crossCheck) {
-                log("cross-check of (a): floor, Baton, Redisson in alternating " + settings.crossCheckSlice().toMillis()
-                        + " ms slices");
-                try {
-                    report.crossCheck = UncontendedCrossCheck.run(server.uri(), settings.crossCheckSlices(),
-                            Duration.ofSeconds(1), settings.crossCheckSlice());
-                } catch (Exception | Error e) {
-                    report.anomalies.add("cross-check of (a) failed:\n" + HandoffScenario.stackTrace(e));
-                }
-            }
-
-            if (settings.handoff) {
-                List<String> order = new ArrayList<>();
-                for (int r = 0; r < settings.handoffRounds(); r++) {
-                    order.addAll(Contender.LOCKS);
-                }
-                for (String kind : order) {
-                    report.pingSamples.add(PingProbe.measure(server.uri(), Duration.ofMillis(300),
-                            settings.pingMeasure()));
-                    log("scenario (c), " + kind + ": 4 clients x 2 threads on one lock, "
-                            + settings.handoffMeasure().toMillis() + " ms");
-                    try {
-                        HandoffScenario.Round round = HandoffScenario.run(kind, server.uri(), admin,
-                                settings.handoffWarmup(), settings.handoffMeasure());
-                        report.rounds.add(round);
-                        log(String.format("  %.0f acquisitions/s, %d handoffs", round.perSecond(), round.handoffs));
-                    } catch (Exception | Error e) {
-                        report.anomalies.add("scenario (c) with " + kind + " failed:\n"
-                                + HandoffScenario.stackTrace(e));
-                    }
-                }
+            if (settings.rate) {
+                RateLimiterRun.run(settings, server, report, outDir);
             }
         }
         report.load("end");
@@ -216,6 +177,81 @@ public final class BenchMain {
         System.out.println(markdown);
         log("report written to " + settings.out.toAbsolutePath());
         System.exit(0); // client libraries may leave non-daemon threads behind
+    }
+
+    /** The lock benchmarks: MONITOR traces, JMH (a), (b), (d), the cross-check of (a) and scenario (c). */
+    private static void runLocks(Settings settings, RedisServer server, RedisAdmin admin, Report report,
+                                 Path statsFile, Path jmhJson) {
+        if (settings.trace) {
+            for (String kind : Contender.LOCKS) {
+                log("MONITOR trace of " + kind);
+                try {
+                    report.traces.add(ProtocolTrace.lockUnlock(kind, server));
+                    report.traces.add(ProtocolTrace.failedTryLock(kind, server));
+                } catch (Exception | Error e) {
+                    report.anomalies.add("MONITOR trace of " + kind + " failed:\n" + HandoffScenario.stackTrace(e));
+                }
+            }
+        }
+
+        if (settings.jmh) {
+            log("JMH: scenarios (a), (b), (d) in forked JVMs, " + settings.jmhSettings());
+            ChainedOptionsBuilder options = new OptionsBuilder()
+                    .include(benchmarkPattern(LockUncontendedBenchmark.class))
+                    .include(benchmarkPattern(LockPerThreadBenchmark.class))
+                    .include(benchmarkPattern(LockManyNamesTryLockBenchmark.class))
+                    .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
+                            "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
+                    .shouldFailOnError(false)
+                    .timeout(TimeValue.seconds(60))
+                    .resultFormat(ResultFormatType.JSON)
+                    .result(jmhJson.toString());
+            if (settings.quick) {
+                options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
+                        .measurementIterations(1).measurementTime(TimeValue.seconds(1));
+            }
+            try {
+                Collection<RunResult> results = new Runner(options.build()).run();
+                report.addJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
+            } catch (Exception e) {
+                report.anomalies.add("JMH run failed:\n" + HandoffScenario.stackTrace(e));
+            }
+        }
+
+        report.load("after JMH");
+
+        if (settings.crossCheck) {
+            log("cross-check of (a): floor, Baton, Redisson in alternating " + settings.crossCheckSlice().toMillis()
+                    + " ms slices");
+            try {
+                report.crossCheck = UncontendedCrossCheck.run(server.uri(), settings.crossCheckSlices(),
+                        Duration.ofSeconds(1), settings.crossCheckSlice());
+            } catch (Exception | Error e) {
+                report.anomalies.add("cross-check of (a) failed:\n" + HandoffScenario.stackTrace(e));
+            }
+        }
+
+        if (settings.handoff) {
+            List<String> order = new ArrayList<>();
+            for (int r = 0; r < settings.handoffRounds(); r++) {
+                order.addAll(Contender.LOCKS);
+            }
+            for (String kind : order) {
+                report.pingSamples.add(PingProbe.measure(server.uri(), Duration.ofMillis(300),
+                        settings.pingMeasure()));
+                log("scenario (c), " + kind + ": 4 clients x 2 threads on one lock, "
+                        + settings.handoffMeasure().toMillis() + " ms");
+                try {
+                    HandoffScenario.Round round = HandoffScenario.run(kind, server.uri(), admin,
+                            settings.handoffWarmup(), settings.handoffMeasure());
+                    report.rounds.add(round);
+                    log(String.format("  %.0f acquisitions/s, %d handoffs", round.perSecond(), round.handoffs));
+                } catch (Exception | Error e) {
+                    report.anomalies.add("scenario (c) with " + kind + " failed:\n"
+                            + HandoffScenario.stackTrace(e));
+                }
+            }
+        }
     }
 
     private static final String RELAUNCHED = "baton.bench.relaunched";

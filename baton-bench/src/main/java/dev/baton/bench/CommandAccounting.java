@@ -26,9 +26,12 @@ import org.openjdk.jmh.runner.IterationType;
  */
 @State(Scope.Benchmark)
 public class CommandAccounting {
-    /** Completed operations (lock+unlock, or one tryLock attempt plus the unlock when it succeeded). */
+    /**
+     * Completed operations (lock+unlock, or one tryLock attempt plus the unlock when it succeeded, or one rate-limiter
+     * decision).
+     */
     public final LongAdder ops = new LongAdder();
-    /** tryLock attempts that acquired (scenario d); stays 0 elsewhere. */
+    /** tryLock attempts that acquired (scenario d), or rate-limiter decisions that granted (r1, r2); 0 elsewhere. */
     public final LongAdder acquired = new LongAdder();
 
     private RedisAdmin admin;

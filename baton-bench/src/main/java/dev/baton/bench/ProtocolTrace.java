@@ -106,6 +106,62 @@ final class ProtocolTrace {
         }
     }
 
+    /**
+     * Granted decisions, each on a limiter of {@link RateLimiterContender.Rate#PER_KEY} that has not been asked
+     * before: what nearly every call of scenario (r2) is. Redisson's {@code trySetRate} is sent for every limiter
+     * before the traced span, so only the decisions are counted.
+     */
+    static Trace rateGranted(String kind, RedisServer server) throws Exception {
+        try (RateLimiterContender client = RateLimiterContender.open(kind, server.uri())) {
+            RateLimiterContender.Rate rate = RateLimiterContender.Rate.PER_KEY;
+            for (int i = 0; i < WARMUP_OPS; i++) {
+                client.limiter("bench:trace:r2-warm:" + kind + ":" + i, rate).tryAcquire();
+            }
+            RateLimiterContender.Limiter[] limiters = new RateLimiterContender.Limiter[OPS];
+            for (int i = 0; i < OPS; i++) {
+                limiters[i] = client.limiter("bench:trace:r2:" + kind + ":" + i, rate);
+            }
+            int[] next = {0};
+            int[] granted = {0};
+            Trace trace = traced(kind, "tryAcquire, granted (limiter not asked before)", server, () -> {
+                if (limiters[next[0]++].tryAcquire()) {
+                    granted[0]++;
+                }
+            });
+            if (granted[0] != OPS) {
+                throw new IllegalStateException(kind + " refused " + (OPS - granted[0]) + " of " + OPS
+                        + " first requests to fresh limiters");
+            }
+            return trace;
+        }
+    }
+
+    /**
+     * Decisions on one limiter of {@link RateLimiterContender.Rate#ONE_KEY} that has been emptied first (asked
+     * until it refused): the refusals of scenario (r1). The limit refills one permit per millisecond (Baton,
+     * Bucket4j) or whatever left the window a second ago (Redisson), so some of the traced decisions can still be
+     * grants; the shape says how many were refused.
+     */
+    static Trace rateRefused(String kind, RedisServer server) throws Exception {
+        try (RateLimiterContender client = RateLimiterContender.open(kind, server.uri())) {
+            RateLimiterContender.Rate rate = RateLimiterContender.Rate.ONE_KEY;
+            RateLimiterContender.Limiter limiter = client.limiter("bench:trace:r1:" + kind, rate);
+            for (long i = 0; limiter.tryAcquire(); i++) {
+                if (i > 10 * rate.burst()) {
+                    throw new IllegalStateException(kind + " never refused on a limit of " + rate);
+                }
+            }
+            int[] granted = {0};
+            Trace trace = traced(kind, "tryAcquire on an emptied limiter", server, () -> {
+                if (limiter.tryAcquire()) {
+                    granted[0]++;
+                }
+            });
+            return new Trace(trace.contender(), trace.shape() + " (" + (OPS - granted[0]) + " of " + OPS
+                    + " refused)", trace.ops(), trace.sent(), trace.inScripts());
+        }
+    }
+
     private static void attemptExpectingFailure(Lock lock) throws InterruptedException {
         if (lock.tryLock(0, TimeUnit.MILLISECONDS)) {
             lock.unlock();

@@ -30,6 +30,11 @@ final class Report {
             LockManyNamesTryLockBenchmark.class.getSimpleName(), D);
     private static final List<String> JMH_CONTENDERS =
             List.of(Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON);
+    static final String R1 = "(r1) 8 threads, one limiter";
+    static final String R2 = "(r2) 8 threads, 10,000 limiters";
+    private static final Map<String, String> RATE_SCENARIO_OF = Map.of(
+            RateLimiterOneKeyBenchmark.class.getSimpleName(), R1,
+            RateLimiterManyKeysBenchmark.class.getSimpleName(), R2);
 
     /** One scenario x contender line of the JMH part. */
     static final class JmhRow {
@@ -57,6 +62,10 @@ final class Report {
     final List<String> anomalies = new ArrayList<>();
     /** scenario -> contender -> row. */
     private final Map<String, Map<String, JmhRow>> jmh = new LinkedHashMap<>();
+    /** The same for the rate-limiter scenarios (r1), (r2). */
+    private final Map<String, Map<String, JmhRow>> rateJmh = new LinkedHashMap<>();
+    final List<ProtocolTrace.Trace> rateTraces = new ArrayList<>();
+    final List<RateLimiterMemory.Result> rateMemory = new ArrayList<>();
 
     Report(BenchMain.Settings settings) {
         this.settings = settings;
@@ -73,6 +82,16 @@ final class Report {
     }
 
     void addJmh(Collection<RunResult> results, List<String> statsLines) {
+        addJmhRows(jmh, SCENARIO_OF, JMH_CONTENDERS, results, statsLines);
+    }
+
+    /** The rate-limiter scenarios (r1), (r2) of a JMH run, with the command accounting of their trials. */
+    void addRateJmh(Collection<RunResult> results, List<String> statsLines) {
+        addJmhRows(rateJmh, RATE_SCENARIO_OF, RateLimiterContender.LIMITERS, results, statsLines);
+    }
+
+    private void addJmhRows(Map<String, Map<String, JmhRow>> target, Map<String, String> scenarioOf,
+                            List<String> contenders, Collection<RunResult> results, List<String> statsLines) {
         Map<String, String[]> stats = new HashMap<>();
         for (String line : statsLines) {
             String[] f = line.split("\t", -1);
@@ -84,14 +103,14 @@ final class Report {
         for (RunResult rr : results) {
             String benchmark = rr.getParams().getBenchmark();
             String cls = simpleClass(benchmark);
-            String scenario = SCENARIO_OF.get(cls);
+            String scenario = scenarioOf.get(cls);
             String contender = rr.getParams().getParam("contender");
             Mode mode = rr.getParams().getMode();
             if (scenario == null || contender == null) {
                 continue;
             }
             seen.put(cls + "|" + contender + "|" + mode.shortLabel(), true);
-            JmhRow row = jmh.computeIfAbsent(scenario, k -> new LinkedHashMap<>())
+            JmhRow row = target.computeIfAbsent(scenario, k -> new LinkedHashMap<>())
                     .computeIfAbsent(contender, k -> new JmhRow());
             Statistics s = rr.getPrimaryResult().getStatistics();
             if (mode == Mode.Throughput) {
@@ -112,8 +131,8 @@ final class Report {
                 row.stats = CommandStats.decode(f[5]);
             }
         }
-        for (String cls : SCENARIO_OF.keySet()) {
-            for (String contender : JMH_CONTENDERS) {
+        for (String cls : scenarioOf.keySet()) {
+            for (String contender : contenders) {
                 for (Mode mode : List.of(Mode.Throughput, Mode.SampleTime)) {
                     if (!seen.containsKey(cls + "|" + contender + "|" + mode.shortLabel())) {
                         anomalies.add(cls + " [" + contender + ", " + mode.shortLabel() + "] produced no result:"
@@ -201,12 +220,22 @@ final class Report {
                 .append(System.getProperty("java.runtime.version")).append('\n');
         md.append("- redis-server ").append(redisVersion).append(", one server shared by every contender\n");
         md.append("- ").append(libraries).append('\n');
-        md.append("- JMH (a, b, d): ").append(settings.jmhSettings())
-                .append(" per contender and mode (Throughput, then SampleTime)\n");
-        md.append("- Scenario (c): ").append(settings.handoffRounds()).append(" round(s) of ")
-                .append(settings.handoffMeasure().toMillis() / 1000.0).append(" s per contender, Baton and Redisson"
-                        + " interleaved, each round on fresh clients after ")
-                .append(settings.handoffWarmup().toMillis() / 1000.0).append(" s of warm-up\n");
+        if (settings.anyLockPart() && settings.jmh) {
+            md.append("- JMH (a, b, d): ").append(settings.jmhSettings())
+                    .append(" per contender and mode (Throughput, then SampleTime)\n");
+        }
+        if (settings.anyLockPart() && settings.handoff) {
+            md.append("- Scenario (c): ").append(settings.handoffRounds()).append(" round(s) of ")
+                    .append(settings.handoffMeasure().toMillis() / 1000.0).append(" s per contender, Baton and"
+                            + " Redisson interleaved, each round on fresh clients after ")
+                    .append(settings.handoffWarmup().toMillis() / 1000.0).append(" s of warm-up\n");
+        }
+        if (settings.rate) {
+            md.append("- Rate limiters (r1, r2): ").append(settings.jmhSettings())
+                    .append(" per contender and mode (Throughput, then SampleTime); memory with ")
+                    .append(String.format(Locale.ROOT, "%,d", settings.rateMemoryLimiters()))
+                    .append(" limiters per contender\n");
+        }
         if (ping != null) {
             md.append(String.format(Locale.ROOT, "- One PING round trip (idle Lettuce sync connection, timed one by one"
                     + " before each (c) round, %,d samples): p50 %.1f µs, p99 %.1f µs%n",
@@ -214,6 +243,17 @@ final class Report {
         }
         md.append('\n');
 
+        if (settings.anyLockPart()) {
+            appendLocks(md);
+        }
+        if (settings.rate) {
+            appendRateLimiters(md);
+        }
+        appendAnomalies(md);
+        return md.toString();
+    }
+
+    private void appendLocks(StringBuilder md) {
         md.append("| Scenario | Contender | ops/s (median) | ops/s min–max | p50 µs | p99 µs | Redis cmds/op |"
                 + " commands per op (commandstats, incl. those run inside scripts) |\n");
         md.append("|---|---|---:|---:|---:|---:|---:|---|\n");
@@ -257,8 +297,6 @@ final class Report {
         appendCrossCheck(md);
         appendHandoffDetails(md);
         appendTraces(md);
-        appendAnomalies(md);
-        return md.toString();
     }
 
     private void appendHandoffRows(StringBuilder md) {
@@ -446,6 +484,154 @@ final class Report {
                     .append(" |\n");
         }
         md.append('\n');
+    }
+
+    // ---- rate limiters ----
+
+    private void appendRateLimiters(StringBuilder md) {
+        md.append("## Rate limiters\n\n");
+        md.append("Baton, Redisson and Bucket4j side by side on the same redis-server in the same run, one client per"
+                + " contender shared by all threads of its JVM (JMH forks one JVM per contender and mode). Every"
+                + " contender gets the same limit:\n\n");
+        md.append("- (r1) one limiter of ").append(RateLimiterContender.Rate.ONE_KEY)
+                .append(", asked by 8 threads as fast as they can: most requests are refused\n");
+        md.append("- (r2) 10,000 limiters (distinct names) of ").append(RateLimiterContender.Rate.PER_KEY)
+                .append(" each, every call picks one at random: nearly every request is granted\n");
+        md.append("- memory: ").append(String.format(Locale.ROOT, "%,d", settings.rateMemoryLimiters()))
+                .append(" limiters of ").append(RateLimiterContender.Rate.PER_KEY).append(", one decision each\n\n");
+        boolean sameRate = RateLimiterContender.Rate.ONE_KEY.equals(RateLimiterContender.Rate.PER_KEY);
+        md.append("| Contender | configuration of every limiter").append(sameRate ? " (r1, r2 and memory alike)" : "")
+                .append(" |\n|---|---|\n");
+        for (String contender : RateLimiterContender.LIMITERS) {
+            if (!sameRate) {
+                md.append("| ").append(contender).append(" (r1) | ")
+                        .append(escape(RateLimiterContender.describe(contender, RateLimiterContender.Rate.ONE_KEY)))
+                        .append(" |\n");
+            }
+            md.append("| ").append(contender).append(sameRate ? "" : " (r2, memory)").append(" | ")
+                    .append(escape(RateLimiterContender.describe(contender, RateLimiterContender.Rate.PER_KEY)))
+                    .append(" |\n");
+        }
+        md.append("| ").append(RateLimiterContender.REDISSON_KEEP_ALIVE).append(" (memory only) | ")
+                .append(escape(RateLimiterContender.describe(RateLimiterContender.REDISSON_KEEP_ALIVE,
+                        RateLimiterContender.Rate.PER_KEY)))
+                .append(" |\n\n");
+
+        md.append("| Scenario | Contender | decisions/s (median) | decisions/s min–max | p50 µs | p99 µs | granted |"
+                + " Redis cmds/decision | commands per decision (commandstats, incl. those run inside scripts) |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
+        for (String scenario : List.of(R1, R2)) {
+            Map<String, JmhRow> rows = rateJmh.getOrDefault(scenario, Map.of());
+            for (String contender : RateLimiterContender.LIMITERS) {
+                JmhRow row = rows.get(contender);
+                if (row == null) {
+                    md.append("| ").append(scenario).append(" | ").append(contender)
+                            .append(" | failed | | | | | | see anomalies |\n");
+                    continue;
+                }
+                md.append("| ").append(scenario).append(" | ").append(contender)
+                        .append(" | ").append(ops(row.opsMedian))
+                        .append(" | ").append(ops(row.opsMin)).append("–").append(ops(row.opsMax))
+                        .append(" | ").append(us(row.p50)).append(" | ").append(us(row.p99))
+                        .append(" | ").append(percent(row.acquired, row.ops))
+                        .append(" | ").append(row.stats == null ? "?" : num(row.stats.perOp(row.ops)))
+                        .append(" | ").append(row.stats == null ? "" : escape(row.stats.breakdown(row.ops)))
+                        .append(" |\n");
+            }
+        }
+        md.append("\ndecisions/s: median of the measurement iterations (Throughput mode). p50/p99: JMH SampleTime"
+                + " distribution of one decision. granted: share of the decisions that granted the permit."
+                + " Redis cmds/decision: every command Redis executed in the measured span (harness INFO/CONFIG"
+                + " excluded), the commands run inside scripts included, divided by the decisions made in it.\n\n");
+
+        md.append("### Baton / faster peer\n\n| Scenario | Baton | Baton decisions/s | faster peer | its decisions/s |"
+                + " Baton / peer (decisions/s) | p50 µs Baton / peer | p99 µs Baton / peer |\n");
+        md.append("|---|---|---:|---|---:|---:|---|---|\n");
+        for (String scenario : List.of(R1, R2)) {
+            for (String variant : List.of(RateLimiterContender.BATON, RateLimiterContender.BATON_SCRIPT)) {
+                appendBatonVersusPeer(md, scenario, variant);
+            }
+        }
+        md.append('\n');
+
+        if (!rateTraces.isEmpty()) {
+            md.append("### Commands per decision (MONITOR, ").append(ProtocolTrace.OPS)
+                    .append(" single-threaded decisions)\n\n");
+            md.append("| Contender | Decision | sent by the client per decision | which | run inside scripts per"
+                    + " decision | which |\n");
+            md.append("|---|---|---:|---|---:|---|\n");
+            for (ProtocolTrace.Trace t : rateTraces) {
+                md.append("| ").append(t.contender()).append(" | ").append(t.shape())
+                        .append(" | ").append(num(t.sentPerOp())).append(" | ").append(escape(t.sentBreakdown()))
+                        .append(" | ").append(num(t.inScriptsPerOp())).append(" | ")
+                        .append(escape(t.inScriptsBreakdown())).append(" |\n");
+            }
+            md.append('\n');
+        }
+
+        if (!rateMemory.isEmpty()) {
+            md.append("### Redis memory per limiter\n\n");
+            md.append("| Contender | granted | bytes/limiter, fresh | keys/limiter, fresh (with TTL) | bytes/limiter,"
+                    + " idle | keys/limiter, idle | idle for |\n");
+            md.append("|---|---:|---:|---:|---:|---:|---:|\n");
+            for (RateLimiterMemory.Result r : rateMemory) {
+                md.append("| ").append(r.contender())
+                        .append(" | ").append(percent(r.granted(), r.limiters()))
+                        .append(String.format(Locale.ROOT, " | %.0f%s | %.2f (%.2f) | %.0f | %.2f | %.1f s |%n",
+                                r.freshBytesPerLimiter(), r.expiryPaused() ? "" : " (expiry not paused)",
+                                r.freshKeysPerLimiter(), r.freshKeysWithTtl(), r.idleBytesPerLimiter(),
+                                r.idleKeysPerLimiter(), r.idleFor().toMillis() / 1000.0));
+            }
+            md.append("\nEach contender on an emptied server: `used_memory` after minus before, divided by the"
+                    + " limiters, with no connection of the contender open at either moment (a first client loads"
+                    + " its scripts and is closed before the baseline, a second makes the decisions and is closed"
+                    + " before the weighing), so only keys count, not connection buffers. Fresh: right after one decision"
+                    + " on each limiter, with Redis' active expiry paused (`DEBUG SET-ACTIVE-EXPIRE 0`) while they"
+                    + " are made and weighed, so that short-lived keys are still counted. Idle: with expiry running,"
+                    + " after at least ").append(RateLimiterMemory.MIN_IDLE.toSeconds())
+                    .append(" s without a request (a full refill of the burst takes ")
+                    .append(RateLimiterContender.human(RateLimiterContender.Rate.PER_KEY.fullRefill()))
+                    .append("), polling `INFO keyspace` until the keys are gone or none left has a TTL. The main"
+                            + " key dictionary of Redis grows and shrinks with the number of keys, so its share is"
+                            + " part of the figures; an idle figure of a few bytes with 0 keys is that dictionary"
+                            + " not yet shrunk, or allocator noise.\n\n");
+        }
+    }
+
+    private void appendBatonVersusPeer(StringBuilder md, String scenario, String variant) {
+        Map<String, JmhRow> rows = rateJmh.getOrDefault(scenario, Map.of());
+        JmhRow baton = rows.get(variant);
+        String peer = fasterPeer(rows);
+        if (baton == null || Double.isNaN(baton.opsMedian) || peer == null) {
+            md.append("| ").append(scenario).append(" | ").append(variant).append(" | missing results | | | | | |\n");
+            return;
+        }
+        JmhRow p = rows.get(peer);
+        md.append("| ").append(scenario).append(" | ").append(variant).append(" | ").append(ops(baton.opsMedian))
+                .append(" | ").append(peer).append(" | ").append(ops(p.opsMedian))
+                .append(String.format(Locale.ROOT, " | %.2fx", baton.opsMedian / p.opsMedian))
+                .append(" | ").append(us(baton.p50)).append(" / ").append(us(p.p50))
+                .append(" | ").append(us(baton.p99)).append(" / ").append(us(p.p99)).append(" |\n");
+    }
+
+    /** The peer (not Baton) with the most decisions per second in these rows, or null. */
+    private static String fasterPeer(Map<String, JmhRow> rows) {
+        String best = null;
+        for (String contender : RateLimiterContender.LIMITERS) {
+            JmhRow row = rows.get(contender);
+            if (RateLimiterContender.isBaton(contender) || row == null || Double.isNaN(row.opsMedian)) {
+                continue;
+            }
+            if (best == null || row.opsMedian > rows.get(best).opsMedian) {
+                best = contender;
+            }
+        }
+        return best;
+    }
+
+    /** Rows of a rate scenario, for tests: contender -> row. */
+    Map<String, JmhRow> rateRows(String scenario) {
+        return rateJmh.getOrDefault(scenario, Map.of());
     }
 
     private void appendAnomalies(StringBuilder md) {

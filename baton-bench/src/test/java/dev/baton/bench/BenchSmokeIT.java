@@ -2,22 +2,28 @@ package dev.baton.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisServer;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Keeps the benchmark harness honest without running the benchmarks: the commandstats parser, a MONITOR trace and
- * one short round of scenario (c) with Baton (a few seconds in all).
+ * Keeps the benchmark harness honest without running the full benchmarks: the commandstats parser, a MONITOR trace,
+ * one short round of scenario (c) with Baton (a few seconds), and the whole rate-limiter part with {@code --quick}
+ * settings (JMH forks included: about a minute).
  */
 class BenchSmokeIT {
     private static RedisServer server;
 
     @BeforeAll
     static void start() {
-        server = RedisServer.start();
+        RedisBinary binary = RedisBinary.locate();
+        server = RedisServer.start(binary, RateLimiterMemory.serverOptions(binary));
     }
 
     @AfterAll
@@ -60,5 +66,58 @@ class BenchSmokeIT {
         assertThat(round.acquisitions).isPositive();
         assertThat(round.handoffs).isPositive();
         assertThat(round.stats.perOp(round.acquisitionsForCommands)).isGreaterThanOrEqualTo(2.0);
+    }
+
+    @Test
+    void rateOnlyRunsNothingButTheRateLimitersAndSkipRateSkipsThem() {
+        BenchMain.Settings rateOnly = BenchMain.Settings.parse(new String[] {"--rate-only", "--quick"});
+        assertThat(rateOnly.anyLockPart()).isFalse();
+        assertThat(rateOnly.rate).isTrue();
+        assertThat(rateOnly.quick).isTrue();
+
+        BenchMain.Settings skipRate = BenchMain.Settings.parse(new String[] {"--skip-rate"});
+        assertThat(skipRate.anyLockPart()).isTrue();
+        assertThat(skipRate.rate).isFalse();
+    }
+
+    @Test
+    void rateLimiterPartProducesARowPerContenderAndScenario(@TempDir Path dir) {
+        BenchMain.Settings settings = BenchMain.Settings.parse(
+                new String[] {"--rate-only", "--quick", "--out", dir.resolve("report.md").toString()});
+        Report report = new Report(settings);
+
+        RateLimiterRun.run(settings, server, report, dir);
+
+        assertThat(report.anomalies).isEmpty();
+        for (String scenario : new String[] {Report.R1, Report.R2}) {
+            Map<String, Report.JmhRow> rows = report.rateRows(scenario);
+            assertThat(rows).as(scenario).containsOnlyKeys(RateLimiterContender.LIMITERS);
+            rows.forEach((contender, row) -> {
+                assertThat(row.opsMedian).as(scenario + " " + contender + " decisions/s").isPositive();
+                assertThat(row.p50).as(scenario + " " + contender + " p50").isPositive();
+                assertThat(row.stats).as(scenario + " " + contender + " commandstats").isNotNull();
+                // Baton repeats a known refusal without Redis, so it may send less than one command per decision.
+                assertThat(row.stats.perOp(row.ops)).as(scenario + " " + contender + " cmds/decision").isPositive();
+            });
+        }
+        // r1: one limiter of 1,000/s grants at most its burst plus the refill of the ~1 s measured; r2 asks each of
+        // its 10,000 limiters far less than their 100/s
+        long r1Limit = 4 * RateLimiterContender.Rate.ONE_KEY.permits();
+        report.rateRows(Report.R1).forEach((contender, row) ->
+                assertThat(row.acquired).as("r1 grants of " + contender).isPositive().isLessThan(r1Limit));
+        assertThat((double) report.rateRows(Report.R2).get(RateLimiterContender.BATON).acquired
+                / report.rateRows(Report.R2).get(RateLimiterContender.BATON).ops).isGreaterThan(0.99);
+
+        assertThat(report.rateTraces).hasSize(2 * RateLimiterContender.LIMITERS.size());
+        assertThat(report.rateMemory).extracting(RateLimiterMemory.Result::contender)
+                .containsExactlyElementsOf(RateLimiterRun.MEMORY_CONTENDERS);
+        RateLimiterMemory.Result baton = report.rateMemory.get(0);
+        assertThat(baton.expiryPaused()).isTrue();
+        assertThat(baton.freshKeysPerLimiter()).isEqualTo(1.0);
+        assertThat(baton.idleKeysPerLimiter()).isZero();
+
+        String markdown = report.markdown();
+        assertThat(markdown).contains("## Rate limiters", "### Baton / faster peer", "### Redis memory per limiter")
+                .doesNotContain("### Targets");
     }
 }

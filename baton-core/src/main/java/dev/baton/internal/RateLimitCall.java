@@ -14,6 +14,9 @@ final class RateLimitCall {
     private final List<RateLimit> limits;
     private final String[] keys;
     private final String[] limitArgs;
+    /** The arguments of the most common calls, {@code tryAcquire()} and {@code peek()}: built once. */
+    private final String[] takeOne;
+    private final String[] peekOne;
 
     /** The script's answer: the decision, and for an admitted reservation how long until it is due. */
     record Reply(RateLimitDecision decision, long waitMicros) {
@@ -42,13 +45,23 @@ final class RateLimitCall {
             limitArgs[i * 4 + 3] = Long.toString(limit.burst());
         }
         this.keys = keyList.toArray(String[]::new);
+        this.takeOne = build(true, 1, 0);
+        this.peekOne = build(false, 1, 0);
     }
 
     String[] keys() {
         return keys;
     }
 
+    /** The script's arguments; callers must not modify the array (the common ones are shared). */
     String[] args(boolean take, long permits, long maxWaitMicros) {
+        if (permits == 1 && maxWaitMicros == 0) {
+            return take ? takeOne : peekOne;
+        }
+        return build(take, permits, maxWaitMicros);
+    }
+
+    private String[] build(boolean take, long permits, long maxWaitMicros) {
         String[] args = new String[4 + limitArgs.length];
         args[0] = take ? "take" : "peek";
         args[1] = Long.toString(permits);

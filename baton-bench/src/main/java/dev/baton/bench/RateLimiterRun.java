@@ -1,0 +1,95 @@
+package dev.baton.bench;
+
+import dev.baton.test.RedisServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.TimeValue;
+
+/**
+ * The rate-limiter part of a run, on the run's one redis-server, Baton, Redisson and Bucket4j alike:
+ * <ol>
+ *   <li>the commands of single decisions, granted and refused, with MONITOR ({@link ProtocolTrace});</li>
+ *   <li>scenarios (r1) {@link RateLimiterOneKeyBenchmark} and (r2) {@link RateLimiterManyKeysBenchmark} under JMH
+ *       in forked JVMs, throughput and latency, with the commands per decision from {@code INFO commandstats}
+ *       ({@link CommandAccounting});</li>
+ *   <li>Redis memory per limiter, fresh and idle ({@link RateLimiterMemory}), which flushes the database.</li>
+ * </ol>
+ * Every failure is written to the report's anomalies; the other steps still run.
+ */
+final class RateLimiterRun {
+    /** The memory measurement also weighs Redisson with the shortest keep-alive time it accepts. */
+    static final List<String> MEMORY_CONTENDERS = List.of(RateLimiterContender.BATON, RateLimiterContender.REDISSON,
+            RateLimiterContender.REDISSON_KEEP_ALIVE, RateLimiterContender.BUCKET4J);
+
+    private RateLimiterRun() {
+    }
+
+    static void run(BenchMain.Settings settings, RedisServer server, Report report, Path outDir) {
+        if (settings.trace) {
+            for (String kind : RateLimiterContender.LIMITERS) {
+                BenchMain.log("MONITOR trace of rate limiter " + kind);
+                try {
+                    report.rateTraces.add(ProtocolTrace.rateGranted(kind, server));
+                    report.rateTraces.add(ProtocolTrace.rateRefused(kind, server));
+                } catch (Exception | Error e) {
+                    report.anomalies.add("MONITOR trace of rate limiter " + kind + " failed:\n"
+                            + HandoffScenario.stackTrace(e));
+                }
+            }
+        }
+
+        Path statsFile = outDir.resolve("bench-rate-commandstats.tsv");
+        Path jmhJson = outDir.resolve("jmh-rate-result.json");
+        BenchMain.log("JMH: rate-limiter scenarios (r1), (r2) in forked JVMs, " + settings.jmhSettings());
+        try {
+            Files.deleteIfExists(statsFile);
+            ChainedOptionsBuilder options = new OptionsBuilder()
+                    .include(BenchMain.benchmarkPattern(RateLimiterOneKeyBenchmark.class))
+                    .include(BenchMain.benchmarkPattern(RateLimiterManyKeysBenchmark.class))
+                    .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
+                            "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
+                    .shouldFailOnError(false)
+                    .timeout(TimeValue.seconds(60))
+                    .resultFormat(ResultFormatType.JSON)
+                    .result(jmhJson.toString());
+            if (settings.quick) {
+                options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
+                        .measurementIterations(1).measurementTime(TimeValue.seconds(1));
+            }
+            Collection<RunResult> results = new Runner(options.build()).run();
+            report.addRateJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
+        } catch (Exception e) {
+            report.anomalies.add("JMH run of the rate limiters failed:\n" + HandoffScenario.stackTrace(e));
+        }
+        report.load("after rate-limiter JMH");
+
+        for (String kind : MEMORY_CONTENDERS) {
+            BenchMain.log("memory of " + settings.rateMemoryLimiters() + " rate limiters of " + kind);
+            try {
+                RateLimiterMemory.Result r = RateLimiterMemory.measure(kind, server, settings.rateMemoryLimiters());
+                report.rateMemory.add(r);
+                BenchMain.log(String.format("  %.0f bytes/limiter fresh (%.2f keys), %.0f bytes/limiter idle"
+                                + " (%.2f keys) after %d ms", r.freshBytesPerLimiter(), r.freshKeysPerLimiter(),
+                        r.idleBytesPerLimiter(), r.idleKeysPerLimiter(), r.idleFor().toMillis()));
+                if (!r.expiryPaused()) {
+                    report.anomalies.add("memory of " + kind + ": the server refused DEBUG SET-ACTIVE-EXPIRE, so the"
+                            + " fresh figure was taken with expiry running (short-lived keys may be missing)");
+                }
+                if (r.granted() != r.limiters()) {
+                    report.anomalies.add("memory of " + kind + ": only " + r.granted() + " of " + r.limiters()
+                            + " first requests to fresh limiters were granted");
+                }
+            } catch (Exception | Error e) {
+                report.anomalies.add("memory of rate limiters of " + kind + " failed:\n"
+                        + HandoffScenario.stackTrace(e));
+            }
+        }
+    }
+}
