@@ -196,20 +196,8 @@ public final class BenchMain {
 
         if (settings.jmh) {
             log("JMH: scenarios (a), (b), (d) in forked JVMs, " + settings.jmhSettings());
-            ChainedOptionsBuilder options = new OptionsBuilder()
-                    .include(benchmarkPattern(LockUncontendedBenchmark.class))
-                    .include(benchmarkPattern(LockPerThreadBenchmark.class))
-                    .include(benchmarkPattern(LockManyNamesTryLockBenchmark.class))
-                    .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
-                            "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
-                    .shouldFailOnError(false)
-                    .timeout(TimeValue.seconds(60))
-                    .resultFormat(ResultFormatType.JSON)
-                    .result(jmhJson.toString());
-            if (settings.quick) {
-                options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
-                        .measurementIterations(1).measurementTime(TimeValue.seconds(1));
-            }
+            ChainedOptionsBuilder options = jmhOptions(settings, server, statsFile, jmhJson,
+                    LockUncontendedBenchmark.class, LockPerThreadBenchmark.class, LockManyNamesTryLockBenchmark.class);
             try {
                 Collection<RunResult> results = new Runner(options.build()).run();
                 report.addJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
@@ -296,6 +284,29 @@ public final class BenchMain {
         } catch (URISyntaxException | RuntimeException e) {
             return null;
         }
+    }
+
+    /**
+     * JMH options shared by every part: the given benchmarks, forks that connect to {@code server} and append their
+     * commandstats to {@code statsFile}, JSON results in {@code jmhJson}, and the short settings of {@code --quick}.
+     */
+    static ChainedOptionsBuilder jmhOptions(Settings settings, RedisServer server, Path statsFile, Path jmhJson,
+                                            Class<?>... benchmarks) {
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
+                        "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
+                .shouldFailOnError(false)
+                .timeout(TimeValue.seconds(60))
+                .resultFormat(ResultFormatType.JSON)
+                .result(jmhJson.toString());
+        for (Class<?> benchmark : benchmarks) {
+            options.include(benchmarkPattern(benchmark));
+        }
+        if (settings.quick) {
+            options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
+                    .measurementIterations(1).measurementTime(TimeValue.seconds(1));
+        }
+        return options;
     }
 
     static String benchmarkPattern(Class<?> benchmark) {

@@ -6,11 +6,8 @@ import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.results.format.ResultFormatType;
 import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
  * The rate-limiter part of a run, on the run's one redis-server, Baton, Redisson and Bucket4j alike:
@@ -50,19 +47,8 @@ final class RateLimiterRun {
         BenchMain.log("JMH: rate-limiter scenarios (r1), (r2) in forked JVMs, " + settings.jmhSettings());
         try {
             Files.deleteIfExists(statsFile);
-            ChainedOptionsBuilder options = new OptionsBuilder()
-                    .include(BenchMain.benchmarkPattern(RateLimiterOneKeyBenchmark.class))
-                    .include(BenchMain.benchmarkPattern(RateLimiterManyKeysBenchmark.class))
-                    .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
-                            "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
-                    .shouldFailOnError(false)
-                    .timeout(TimeValue.seconds(60))
-                    .resultFormat(ResultFormatType.JSON)
-                    .result(jmhJson.toString());
-            if (settings.quick) {
-                options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
-                        .measurementIterations(1).measurementTime(TimeValue.seconds(1));
-            }
+            ChainedOptionsBuilder options = BenchMain.jmhOptions(settings, server, statsFile, jmhJson,
+                    RateLimiterOneKeyBenchmark.class, RateLimiterManyKeysBenchmark.class);
             Collection<RunResult> results = new Runner(options.build()).run();
             report.addRateJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
         } catch (Exception e) {
