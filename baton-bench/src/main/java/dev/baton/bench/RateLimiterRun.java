@@ -3,6 +3,7 @@ package dev.baton.bench;
 import dev.baton.test.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import org.openjdk.jmh.results.RunResult;
@@ -16,6 +17,8 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
  *   <li>scenarios (r1) {@link RateLimiterOneKeyBenchmark} and (r2) {@link RateLimiterManyKeysBenchmark} under JMH
  *       in forked JVMs, throughput and latency, with the commands per decision from {@code INFO commandstats}
  *       ({@link CommandAccounting});</li>
+ *   <li>both scenarios again in this JVM, the contenders in alternating slices ({@link RateLimiterCrossCheck}), for
+ *       ratios that a noisy minute cannot tilt;</li>
  *   <li>Redis memory per limiter, fresh and idle ({@link RateLimiterMemory}), which flushes the database.</li>
  * </ol>
  * Every failure is written to the report's anomalies; the other steps still run.
@@ -55,6 +58,18 @@ final class RateLimiterRun {
             report.anomalies.add("JMH run of the rate limiters failed:\n" + HandoffScenario.stackTrace(e));
         }
         report.load("after rate-limiter JMH");
+
+        for (int keys : new int[] {1, RateLimiterManyKeysBenchmark.KEYS}) {
+            String scenario = keys == 1 ? Report.R1 : Report.R2;
+            BenchMain.log("cross-check of " + scenario + ": contenders in alternating "
+                    + settings.crossCheckSlice().toMillis() + " ms slices");
+            try {
+                report.rateCrossCheck.put(scenario, RateLimiterCrossCheck.run(server.uri(), keys,
+                        settings.crossCheckSlices(), Duration.ofSeconds(1), settings.crossCheckSlice()));
+            } catch (Exception | Error e) {
+                report.anomalies.add("cross-check of " + scenario + " failed:\n" + HandoffScenario.stackTrace(e));
+            }
+        }
 
         for (String kind : MEMORY_CONTENDERS) {
             BenchMain.log("memory of " + settings.rateMemoryLimiters() + " rate limiters of " + kind);

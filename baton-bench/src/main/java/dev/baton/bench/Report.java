@@ -66,6 +66,8 @@ final class Report {
     private final Map<String, Map<String, JmhRow>> rateJmh = new LinkedHashMap<>();
     final List<ProtocolTrace.Trace> rateTraces = new ArrayList<>();
     final List<RateLimiterMemory.Result> rateMemory = new ArrayList<>();
+    /** Scenario -> contender -> decisions per second of each interleaved slice. */
+    final Map<String, Map<String, List<Double>>> rateCrossCheck = new LinkedHashMap<>();
 
     Report(BenchMain.Settings settings) {
         this.settings = settings;
@@ -569,6 +571,8 @@ final class Report {
             md.append('\n');
         }
 
+        appendRateCrossCheck(md);
+
         if (!rateMemory.isEmpty()) {
             md.append("### Redis memory per limiter\n\n");
             md.append("| Contender | granted | bytes/limiter, fresh | keys/limiter, fresh (with TTL) | bytes/limiter,"
@@ -612,6 +616,37 @@ final class Report {
                 .append(String.format(Locale.ROOT, " | %.2fx", baton.opsMedian / p.opsMedian))
                 .append(" | ").append(us(baton.p50)).append(" / ").append(us(p.p50))
                 .append(" | ").append(us(baton.p99)).append(" / ").append(us(p.p99)).append(" |\n");
+    }
+
+    private void appendRateCrossCheck(StringBuilder md) {
+        if (rateCrossCheck.isEmpty()) {
+            return;
+        }
+        md.append("### Interleaved cross-check\n\nEvery contender open in one JVM; 8 threads run ")
+                .append(settings.crossCheckSlices()).append(" slices of ").append(settings.crossCheckSlice().toMillis())
+                .append(" ms on each in turn, rotating who goes first, after 1 s of warm-up each, so that outside"
+                        + " load hits all of them alike. Median decisions/s of the slices.\n\n");
+        md.append("| Scenario | Contender | decisions/s (median) | slices min–max | Baton / faster peer |\n");
+        md.append("|---|---|---:|---:|---:|\n");
+        for (Map.Entry<String, Map<String, List<Double>>> scenario : rateCrossCheck.entrySet()) {
+            double peer = Double.NaN;
+            for (Map.Entry<String, List<Double>> e : scenario.getValue().entrySet()) {
+                if (!RateLimiterContender.isBaton(e.getKey())) {
+                    double m = RateLimiterCrossCheck.median(e.getValue());
+                    peer = Double.isNaN(peer) ? m : Math.max(peer, m);
+                }
+            }
+            for (Map.Entry<String, List<Double>> e : scenario.getValue().entrySet()) {
+                double m = RateLimiterCrossCheck.median(e.getValue());
+                double min = e.getValue().stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+                double max = e.getValue().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+                md.append("| ").append(scenario.getKey()).append(" | ").append(e.getKey()).append(" | ")
+                        .append(ops(m)).append(" | ").append(ops(min)).append("–").append(ops(max)).append(" | ")
+                        .append(RateLimiterContender.isBaton(e.getKey())
+                                ? String.format(Locale.ROOT, "%.2fx", m / peer) : "").append(" |\n");
+            }
+        }
+        md.append('\n');
     }
 
     /** The peer (not Baton) with the most decisions per second in these rows, or null. */

@@ -108,6 +108,13 @@ class BenchSmokeIT {
         assertThat((double) report.rateRows(Report.R2).get(RateLimiterContender.BATON).acquired
                 / report.rateRows(Report.R2).get(RateLimiterContender.BATON).ops).isGreaterThan(0.99);
 
+        assertThat(report.rateCrossCheck).containsOnlyKeys(Report.R1, Report.R2);
+        report.rateCrossCheck.forEach((scenario, slices) -> {
+            assertThat(slices).as(scenario).containsOnlyKeys(RateLimiterContender.LIMITERS);
+            slices.forEach((contender, perSlice) -> assertThat(RateLimiterCrossCheck.median(perSlice))
+                    .as(scenario + " " + contender + " interleaved decisions/s").isPositive());
+        });
+
         assertThat(report.rateTraces).hasSize(2 * RateLimiterContender.LIMITERS.size());
         assertThat(report.rateMemory).extracting(RateLimiterMemory.Result::contender)
                 .containsExactlyElementsOf(RateLimiterRun.MEMORY_CONTENDERS);
@@ -117,7 +124,8 @@ class BenchSmokeIT {
         assertThat(baton.idleKeysPerLimiter()).isZero();
 
         String markdown = report.markdown();
-        assertThat(markdown).contains("## Rate limiters", "### Baton / faster peer", "### Redis memory per limiter")
+        assertThat(markdown).contains("## Rate limiters", "### Baton / faster peer", "### Interleaved cross-check",
+                        "### Redis memory per limiter")
                 .doesNotContain("### Targets");
     }
 }
