@@ -353,6 +353,29 @@ class RateLimiterIT {
     }
 
     @Test
+    void theSlidingLogTrimsAtMost256ExpiredEntriesPerCallAndAPeekTidiesToo() {
+        Duration period = Duration.ofSeconds(2);
+        RateLimiter limiter = baton.rateLimiter("trim",
+                RateLimit.builder(1000, period).algorithm(Algorithm.SLIDING_WINDOW_LOG).build());
+        for (int i = 0; i < 300; i++) {
+            limiter.tryAcquire();
+        }
+        long oldest = logScore("trim", "0");
+        long lastOfBatch = logScore("trim", "-1");
+        long periodMicros = period.toNanos() / 1000;
+        await().atMost(Duration.ofSeconds(5)).until(() -> redisMicros() > oldest + periodMicros / 2);
+        assertThat(limiter.tryAcquire().allowed()).isTrue(); // stays live after the batch has left the window
+        await().atMost(Duration.ofSeconds(5)).until(() -> redisMicros() > lastOfBatch + periodMicros);
+
+        limiter.peek(); // charges nothing, but drops up to 256 expired entries and keeps the totals right
+        assertThat(Long.parseLong(redis.server().command("ZCARD", "baton:rate:{trim}:0s"))).isEqualTo(300 - 256 + 1);
+        assertThat(totalsSum("trim")).isEqualTo(logSum("trim"));
+        limiter.peek();
+        assertThat(Long.parseLong(redis.server().command("ZCARD", "baton:rate:{trim}:0s"))).isEqualTo(1);
+        assertThat(totalsSum("trim")).isEqualTo(logSum("trim")).isEqualTo(1);
+    }
+
+    @Test
     void aFixedWindowReservesIntoTheNextWindowOnly() {
         // A period whose current window has at least 3 s left, so that no boundary passes during the test.
         Duration period = List.of(10, 11, 13, 17, 19, 23, 29, 31, 37).stream().map(Duration::ofSeconds)
@@ -434,6 +457,12 @@ class RateLimiterIT {
 
     private long scriptsSince(long before) {
         return Measure.scriptsRun(redis.server()) - before;
+    }
+
+    private long logScore(String name, String index) {
+        String[] entry = redis.server().command("ZRANGE", "baton:rate:{" + name + "}:0s", index, index, "WITHSCORES")
+                .split("\n");
+        return (long) Double.parseDouble(entry[1].trim());
     }
 
     private long totalsSum(String name) {

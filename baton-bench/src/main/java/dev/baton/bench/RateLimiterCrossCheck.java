@@ -89,6 +89,7 @@ final class RateLimiterCrossCheck {
         return total / ((System.nanoTime() - start) / 1e9);
     }
 
+    /** The median of the values (NaN if there are none); also used by {@link UncontendedCrossCheck}. */
     static double median(List<Double> values) {
         double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
         if (v.length == 0) {

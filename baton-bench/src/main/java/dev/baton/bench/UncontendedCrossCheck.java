@@ -24,11 +24,7 @@ final class UncontendedCrossCheck {
         final List<long[]> latencies = new ArrayList<>();
 
         double medianOps() {
-            double[] v = opsPerSlice.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            if (v.length == 0) {
-                return Double.NaN;
-            }
-            return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            return RateLimiterCrossCheck.median(opsPerSlice);
         }
 
         Percentiles latency() {
