@@ -40,7 +40,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *
  * <p>Options: {@code --quick} (about a minute: smoke-test settings, numbers not meaningful), {@code --out FILE},
  * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}, {@code --skip-rate}
- * (no rate limiters), {@code --rate-only} (only the rate limiters).
+ * (no rate limiters), {@code --rate-only} (only the rate limiters). The skip options apply to the rate part too, so
+ * {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved cross-check and memory figures (2 minutes).
  */
 public final class BenchMain {
 

@@ -45,29 +45,33 @@ final class RateLimiterRun {
             }
         }
 
-        Path statsFile = outDir.resolve("bench-rate-commandstats.tsv");
-        Path jmhJson = outDir.resolve("jmh-rate-result.json");
-        BenchMain.log("JMH: rate-limiter scenarios (r1), (r2) in forked JVMs, " + settings.jmhSettings());
-        try {
-            Files.deleteIfExists(statsFile);
-            ChainedOptionsBuilder options = BenchMain.jmhOptions(settings, server, statsFile, jmhJson,
-                    RateLimiterOneKeyBenchmark.class, RateLimiterManyKeysBenchmark.class);
-            Collection<RunResult> results = new Runner(options.build()).run();
-            report.addRateJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
-        } catch (Exception e) {
-            report.anomalies.add("JMH run of the rate limiters failed:\n" + HandoffScenario.stackTrace(e));
-        }
-        report.load("after rate-limiter JMH");
-
-        for (int keys : new int[] {1, RateLimiterManyKeysBenchmark.KEYS}) {
-            String scenario = keys == 1 ? Report.R1 : Report.R2;
-            BenchMain.log("cross-check of " + scenario + ": contenders in alternating "
-                    + settings.crossCheckSlice().toMillis() + " ms slices");
+        if (settings.jmh) {
+            Path statsFile = outDir.resolve("bench-rate-commandstats.tsv");
+            Path jmhJson = outDir.resolve("jmh-rate-result.json");
+            BenchMain.log("JMH: rate-limiter scenarios (r1), (r2) in forked JVMs, " + settings.jmhSettings());
             try {
-                report.rateCrossCheck.put(scenario, RateLimiterCrossCheck.run(server.uri(), keys,
-                        settings.crossCheckSlices(), Duration.ofSeconds(1), settings.crossCheckSlice()));
-            } catch (Exception | Error e) {
-                report.anomalies.add("cross-check of " + scenario + " failed:\n" + HandoffScenario.stackTrace(e));
+                Files.deleteIfExists(statsFile);
+                ChainedOptionsBuilder options = BenchMain.jmhOptions(settings, server, statsFile, jmhJson,
+                        RateLimiterOneKeyBenchmark.class, RateLimiterManyKeysBenchmark.class);
+                Collection<RunResult> results = new Runner(options.build()).run();
+                report.addRateJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
+            } catch (Exception e) {
+                report.anomalies.add("JMH run of the rate limiters failed:\n" + HandoffScenario.stackTrace(e));
+            }
+            report.load("after rate-limiter JMH");
+        }
+
+        if (settings.crossCheck) {
+            for (int keys : new int[] {1, RateLimiterManyKeysBenchmark.KEYS}) {
+                String scenario = keys == 1 ? Report.R1 : Report.R2;
+                BenchMain.log("cross-check of " + scenario + ": contenders in alternating "
+                        + settings.crossCheckSlice().toMillis() + " ms slices");
+                try {
+                    report.rateCrossCheck.put(scenario, RateLimiterCrossCheck.run(server.uri(), server.pid(), keys,
+                            settings.crossCheckSlices(), Duration.ofSeconds(1), settings.crossCheckSlice()));
+                } catch (Exception | Error e) {
+                    report.anomalies.add("cross-check of " + scenario + " failed:\n" + HandoffScenario.stackTrace(e));
+                }
             }
         }
 

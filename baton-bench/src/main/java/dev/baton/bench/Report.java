@@ -67,7 +67,7 @@ final class Report {
     final List<ProtocolTrace.Trace> rateTraces = new ArrayList<>();
     final List<RateLimiterMemory.Result> rateMemory = new ArrayList<>();
     /** Scenario -> contender -> decisions per second of each interleaved slice. */
-    final Map<String, Map<String, List<Double>>> rateCrossCheck = new LinkedHashMap<>();
+    final Map<String, Map<String, RateLimiterCrossCheck.Slices>> rateCrossCheck = new LinkedHashMap<>();
 
     Report(BenchMain.Settings settings) {
         this.settings = settings;
@@ -625,28 +625,53 @@ final class Report {
         md.append("### Interleaved cross-check\n\nEvery contender open in one JVM; 8 threads run ")
                 .append(settings.crossCheckSlices()).append(" slices of ").append(settings.crossCheckSlice().toMillis())
                 .append(" ms on each in turn, rotating who goes first, after 1 s of warm-up each, so that outside"
-                        + " load hits all of them alike. Median decisions/s of the slices.\n\n");
-        md.append("| Scenario | Contender | decisions/s (median) | slices min–max | Baton / faster peer |\n");
-        md.append("|---|---|---:|---:|---:|\n");
-        for (Map.Entry<String, Map<String, List<Double>>> scenario : rateCrossCheck.entrySet()) {
-            double peer = Double.NaN;
-            for (Map.Entry<String, List<Double>> e : scenario.getValue().entrySet()) {
+                        + " load hits all of them alike. Medians over the slices: decisions/s, and the CPU time a"
+                        + " decision costs the benchmark's JVM (all its threads) and the Redis server (user + system,"
+                        + " from /proc).\n\n");
+        md.append("| Scenario | Contender | decisions/s (median) | slices min–max | client CPU µs/decision"
+                + " | Redis CPU µs/decision | Baton / faster peer, decisions/s | Baton / leanest peer, CPU |\n");
+        md.append("|---|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<String, Map<String, RateLimiterCrossCheck.Slices>> scenario : rateCrossCheck.entrySet()) {
+            double fastest = Double.NaN;
+            double leanest = Double.NaN;
+            for (Map.Entry<String, RateLimiterCrossCheck.Slices> e : scenario.getValue().entrySet()) {
                 if (!RateLimiterContender.isBaton(e.getKey())) {
-                    double m = RateLimiterCrossCheck.median(e.getValue());
-                    peer = Double.isNaN(peer) ? m : Math.max(peer, m);
+                    fastest = maxOrFirst(fastest, RateLimiterCrossCheck.median(e.getValue().decisionsPerSecond()));
+                    leanest = Double.isNaN(leanest) ? cpuPerDecision(e.getValue())
+                            : Math.min(leanest, cpuPerDecision(e.getValue()));
                 }
             }
-            for (Map.Entry<String, List<Double>> e : scenario.getValue().entrySet()) {
-                double m = RateLimiterCrossCheck.median(e.getValue());
-                double min = e.getValue().stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
-                double max = e.getValue().stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+            for (Map.Entry<String, RateLimiterCrossCheck.Slices> e : scenario.getValue().entrySet()) {
+                RateLimiterCrossCheck.Slices slices = e.getValue();
+                double m = RateLimiterCrossCheck.median(slices.decisionsPerSecond());
+                double min = slices.decisionsPerSecond().stream().mapToDouble(Double::doubleValue).min()
+                        .orElse(Double.NaN);
+                double max = slices.decisionsPerSecond().stream().mapToDouble(Double::doubleValue).max()
+                        .orElse(Double.NaN);
+                boolean baton = RateLimiterContender.isBaton(e.getKey());
                 md.append("| ").append(scenario.getKey()).append(" | ").append(e.getKey()).append(" | ")
                         .append(ops(m)).append(" | ").append(ops(min)).append("–").append(ops(max)).append(" | ")
-                        .append(RateLimiterContender.isBaton(e.getKey())
-                                ? String.format(Locale.ROOT, "%.2fx", m / peer) : "").append(" |\n");
+                        .append(String.format(Locale.ROOT, "%.1f | %.1f",
+                                RateLimiterCrossCheck.median(slices.clientCpuMicros()),
+                                RateLimiterCrossCheck.median(slices.redisCpuMicros())))
+                        .append(" | ").append(baton ? String.format(Locale.ROOT, "%.2fx", m / fastest) : "")
+                        .append(" | ").append(baton
+                                ? String.format(Locale.ROOT, "%.2fx", leanest / cpuPerDecision(slices)) : "")
+                        .append(" |\n");
             }
         }
-        md.append('\n');
+        md.append("\nBaton / leanest peer, CPU: the CPU per decision (client plus Redis) of the peer that needs the"
+                + " least, divided by Baton's; 2x means Baton does the same work on half the machine.\n\n");
+    }
+
+    private static double maxOrFirst(double best, double value) {
+        return Double.isNaN(best) ? value : Math.max(best, value);
+    }
+
+    /** Median client plus median Redis CPU µs per decision. */
+    private static double cpuPerDecision(RateLimiterCrossCheck.Slices slices) {
+        return RateLimiterCrossCheck.median(slices.clientCpuMicros())
+                + RateLimiterCrossCheck.median(slices.redisCpuMicros());
     }
 
     /** The peer (not Baton) with the most decisions per second in these rows, or null. */

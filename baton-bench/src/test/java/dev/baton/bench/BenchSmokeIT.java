@@ -111,8 +111,14 @@ class BenchSmokeIT {
         assertThat(report.rateCrossCheck).containsOnlyKeys(Report.R1, Report.R2);
         report.rateCrossCheck.forEach((scenario, slices) -> {
             assertThat(slices).as(scenario).containsOnlyKeys(RateLimiterContender.LIMITERS);
-            slices.forEach((contender, perSlice) -> assertThat(RateLimiterCrossCheck.median(perSlice))
-                    .as(scenario + " " + contender + " interleaved decisions/s").isPositive());
+            slices.forEach((contender, perSlice) -> {
+                assertThat(RateLimiterCrossCheck.median(perSlice.decisionsPerSecond()))
+                        .as(scenario + " " + contender + " interleaved decisions/s").isPositive();
+                assertThat(RateLimiterCrossCheck.median(perSlice.clientCpuMicros()))
+                        .as(scenario + " " + contender + " client CPU per decision").isPositive();
+                assertThat(RateLimiterCrossCheck.median(perSlice.redisCpuMicros()))
+                        .as(scenario + " " + contender + " Redis CPU per decision").isNotNegative();
+            });
         });
 
         assertThat(report.rateTraces).hasSize(2 * RateLimiterContender.LIMITERS.size());

@@ -13,6 +13,8 @@ import java.util.List;
 final class RateLimitCall {
     private final List<RateLimit> limits;
     private final String[] keys;
+    /** The algorithm of each limit, one letter each ({@code ARGV[4]}), then each limit's three numbers. */
+    private final String algorithms;
     private final String[] limitArgs;
     /** The arguments of the most common calls, {@code tryAcquire()} and {@code peek()}: built once. */
     private final String[] takeOne;
@@ -26,7 +28,8 @@ final class RateLimitCall {
         this.limits = limits;
         String tag = HashTag.of(namespace, "rate", name);
         List<String> keyList = new ArrayList<>();
-        this.limitArgs = new String[limits.size() * 4];
+        StringBuilder letters = new StringBuilder();
+        this.limitArgs = new String[limits.size() * 3];
         for (int i = 0; i < limits.size(); i++) {
             RateLimit limit = limits.get(i);
             String key = tag + ":" + i;
@@ -39,11 +42,12 @@ final class RateLimitCall {
             if (limit.algorithm() == RateLimit.Algorithm.SLIDING_WINDOW_LOG) {
                 keyList.add(key + "s:totals");
             }
-            limitArgs[i * 4] = algorithm;
-            limitArgs[i * 4 + 1] = Long.toString(limit.permits());
-            limitArgs[i * 4 + 2] = Long.toString(micros(limit.period()));
-            limitArgs[i * 4 + 3] = Long.toString(limit.burst());
+            letters.append(algorithm);
+            limitArgs[i * 3] = Long.toString(limit.permits());
+            limitArgs[i * 3 + 1] = Long.toString(micros(limit.period()));
+            limitArgs[i * 3 + 2] = Long.toString(limit.burst());
         }
+        this.algorithms = letters.toString();
         this.keys = keyList.toArray(String[]::new);
         this.takeOne = build(true, 1, 0);
         this.peekOne = build(false, 1, 0);
@@ -66,7 +70,7 @@ final class RateLimitCall {
         args[0] = take ? "take" : "peek";
         args[1] = Long.toString(permits);
         args[2] = Long.toString(maxWaitMicros);
-        args[3] = Integer.toString(limits.size());
+        args[3] = algorithms;
         System.arraycopy(limitArgs, 0, args, 4, limitArgs.length);
         return args;
     }

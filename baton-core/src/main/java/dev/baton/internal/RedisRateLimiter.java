@@ -67,7 +67,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision tryAcquire(long permits) {
-        return await(decide(true, checkPermits(permits), 0)).decision();
+        return decideAndWait(true, checkPermits(permits), 0).decision();
     }
 
     @Override
@@ -82,7 +82,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimitDecision peek(long permits) {
-        return await(decide(false, checkPermits(permits), 0)).decision();
+        return decideAndWait(false, checkPermits(permits), 0).decision();
     }
 
     @Override
@@ -92,7 +92,7 @@ public final class RedisRateLimiter implements RateLimiter {
         if (max > 0 && Thread.interrupted()) {
             throw new InterruptedException("interrupted before reserving permits of rate limiter '" + name + "'");
         }
-        RateLimitCall.Reply reply = await(decide(true, permits, max));
+        RateLimitCall.Reply reply = decideAndWait(true, permits, max);
         if (reply.waitMicros() > 0) {
             // The permits are ours from now on; the sleep only lets their time come. Redis measured the wait a
             // moment before the reply arrived, so sleeping all of it from here errs on the late side.
@@ -120,39 +120,55 @@ public final class RedisRateLimiter implements RateLimiter {
         return failOpen;
     }
 
-    private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
+    /**
+     * One decision for a blocking caller. The reply is read in the caller's thread rather than on Lettuce's event
+     * loop, which serves every caller of this Baton and so is kept to I/O.
+     */
+    private RateLimitCall.Reply decideAndWait(boolean take, long permits, long maxWaitMicros) {
         engine.checkOpen();
         long sent = System.nanoTime();
-        if (take) {
-            RateLimitDecision known = knownRefusal.answer(permits, maxWaitMicros * 1000, sent);
-            if (known != null) {
-                return CompletableFuture.completedFuture(new RateLimitCall.Reply(known, 0));
-            }
+        RateLimitDecision known = take ? knownRefusal.answer(permits, maxWaitMicros * 1000, sent) : null;
+        if (known != null) {
+            return new RateLimitCall.Reply(known, 0);
         }
-        RedisGateway gateway = engine.gateway();
-        CompletableFuture<RateLimitCall.Reply> reply = gateway.<List<Object>>run(Script.RATE_DECIDE,
-                ScriptOutputType.MULTI, call.keys(), call.args(take, permits, maxWaitMicros)).thenApply(r -> {
-                    RateLimitCall.Reply parsed = call.parse(r);
-                    knownRefusal.learn(permits, sent, parsed.decision());
-                    return parsed;
-                });
-        return failOpen ? reply.exceptionally(this::openOrRethrow) : reply;
-    }
-
-    /** As {@link #decide}, but completed off Lettuce's event loop, where user callbacks must not run. */
-    private CompletableFuture<RateLimitCall.Reply> decideForUser(boolean take, long permits, long maxWaitMicros) {
-        return decide(take, permits, maxWaitMicros).whenCompleteAsync((r, e) -> { }, engine::completeForUser);
-    }
-
-    private RateLimitCall.Reply await(CompletableFuture<RateLimitCall.Reply> reply) {
+        List<Object> raw;
         try {
-            return engine.gateway().await(reply);
+            raw = engine.gateway().await(send(take, permits, maxWaitMicros));
         } catch (BatonUnavailableException e) {
             if (failOpen) {
                 return new RateLimitCall.Reply(call.failedOpen(), 0);
             }
             throw e;
         }
+        return read(raw, permits, sent);
+    }
+
+    private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
+        engine.checkOpen();
+        long sent = System.nanoTime();
+        RateLimitDecision known = take ? knownRefusal.answer(permits, maxWaitMicros * 1000, sent) : null;
+        if (known != null) {
+            return CompletableFuture.completedFuture(new RateLimitCall.Reply(known, 0));
+        }
+        CompletableFuture<RateLimitCall.Reply> reply = send(take, permits, maxWaitMicros)
+                .thenApply(raw -> read(raw, permits, sent));
+        return failOpen ? reply.exceptionally(this::openOrRethrow) : reply;
+    }
+
+    private CompletableFuture<List<Object>> send(boolean take, long permits, long maxWaitMicros) {
+        return engine.gateway().run(Script.RATE_DECIDE, ScriptOutputType.MULTI, call.keys(),
+                call.args(take, permits, maxWaitMicros));
+    }
+
+    private RateLimitCall.Reply read(List<Object> raw, long permits, long sent) {
+        RateLimitCall.Reply parsed = call.parse(raw);
+        knownRefusal.learn(permits, sent, parsed.decision());
+        return parsed;
+    }
+
+    /** As {@link #decide}, but completed off Lettuce's event loop, where user callbacks must not run. */
+    private CompletableFuture<RateLimitCall.Reply> decideForUser(boolean take, long permits, long maxWaitMicros) {
+        return decide(take, permits, maxWaitMicros).whenCompleteAsync((r, e) -> { }, engine::completeForUser);
     }
 
     private RateLimitCall.Reply openOrRethrow(Throwable failure) {
