@@ -160,6 +160,42 @@ class RateLimiterIT {
     }
 
     @Test
+    void aLimiterOfOneGcraLimitAnswersAsTheGeneralPathDoes() {
+        // The script has a shortcut for the common limiter of one GCRA limit. The same limit next to a limit that
+        // never binds goes the general way; both must answer alike, step by step.
+        RateLimit gcra = RateLimit.builder(5, Duration.ofSeconds(1)).burst(5).build();
+        RateLimit neverBinds = RateLimit.of(1_000_000, Duration.ofSeconds(1)); // and is full again within µs
+        RateLimiter solo = baton.rateLimiter("solo", gcra);
+        RateLimiter pair = baton.rateLimiter("pair", gcra, neverBinds);
+        assertAlike("take 3", solo.tryAcquire(3), pair.tryAcquire(3));
+        assertAlike("peek 3", solo.peek(3), pair.peek(3));
+        assertAlike("take 3, refused", solo.tryAcquire(3), pair.tryAcquire(3));
+        assertAlike("take 2", solo.tryAcquire(2), pair.tryAcquire(2));
+        assertAlike("peek 1, refused", solo.peek(), pair.peek());
+        CompletableFuture<RateLimitDecision> soloReserved = solo.acquireAsync(2, Duration.ofSeconds(2));
+        CompletableFuture<RateLimitDecision> pairReserved = pair.acquireAsync(2, Duration.ofSeconds(2));
+        assertAlike("reserve 2", soloReserved.join(), pairReserved.join());
+
+        // A rate change: the converted debt is stored by a peek, on both paths.
+        RateLimit slower = RateLimit.builder(2, Duration.ofSeconds(1)).burst(4).build();
+        RateLimiter soloSlower = baton.rateLimiter("solo", slower);
+        RateLimiter pairSlower = baton.rateLimiter("pair", slower, neverBinds);
+        assertAlike("peek after the change", soloSlower.peek(), pairSlower.peek());
+        assertAlike("take after the change", soloSlower.tryAcquire(), pairSlower.tryAcquire());
+    }
+
+    private static void assertAlike(String step, RateLimitDecision one, RateLimitDecision general) {
+        assertThat(one.allowed()).as(step + ": allowed").isEqualTo(general.allowed());
+        assertThat(one.remaining()).as(step + ": remaining").isEqualTo(general.remaining());
+        assertThat(one.limit()).as(step + ": binding limit").isEqualTo(general.limit());
+        // The two calls run a moment apart on the Redis clock.
+        assertThat(one.retryAfter().minus(general.retryAfter()).abs()).as(step + ": retryAfter")
+                .isLessThan(Duration.ofMillis(100));
+        assertThat(one.resetAfter().minus(general.resetAfter()).abs()).as(step + ": resetAfter")
+                .isLessThan(Duration.ofMillis(100));
+    }
+
+    @Test
     void allLimitsOfOneLimiterLiveInOneHashSlot() {
         baton.rateLimiter("slot{test}", RateLimit.of(5, HOUR),
                 RateLimit.builder(5, HOUR).algorithm(Algorithm.SLIDING_WINDOW_LOG).build(),

@@ -127,9 +127,9 @@ public final class RedisRateLimiter implements RateLimiter {
     private RateLimitCall.Reply decideAndWait(boolean take, long permits, long maxWaitMicros) {
         engine.checkOpen();
         long sent = System.nanoTime();
-        RateLimitDecision known = take ? knownRefusal.answer(permits, maxWaitMicros * 1000, sent) : null;
+        RateLimitCall.Reply known = knownRefusal(take, permits, maxWaitMicros, sent);
         if (known != null) {
-            return new RateLimitCall.Reply(known, 0);
+            return known;
         }
         List<Object> raw;
         try {
@@ -146,13 +146,19 @@ public final class RedisRateLimiter implements RateLimiter {
     private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
         engine.checkOpen();
         long sent = System.nanoTime();
-        RateLimitDecision known = take ? knownRefusal.answer(permits, maxWaitMicros * 1000, sent) : null;
+        RateLimitCall.Reply known = knownRefusal(take, permits, maxWaitMicros, sent);
         if (known != null) {
-            return CompletableFuture.completedFuture(new RateLimitCall.Reply(known, 0));
+            return CompletableFuture.completedFuture(known);
         }
         CompletableFuture<RateLimitCall.Reply> reply = send(take, permits, maxWaitMicros)
                 .thenApply(raw -> read(raw, permits, sent));
         return failOpen ? reply.exceptionally(this::openOrRethrow) : reply;
+    }
+
+    /** A refusal this limiter already knows will be repeated by Redis, or null (only a take can be refused). */
+    private RateLimitCall.Reply knownRefusal(boolean take, long permits, long maxWaitMicros, long sent) {
+        RateLimitDecision known = take ? knownRefusal.answer(permits, maxWaitMicros * 1000, sent) : null;
+        return known == null ? null : new RateLimitCall.Reply(known, 0);
     }
 
     private CompletableFuture<List<Object>> send(boolean take, long permits, long maxWaitMicros) {
