@@ -223,6 +223,12 @@ class RateLimiterIT {
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.remaining()).isZero();
         assertThat(refused.resetAfter()).as("a full burst of debt at most").isLessThanOrEqualTo(HOUR);
+
+        // Another algorithm at the same position starts that limit afresh; the GCRA state is left to expire.
+        RateLimiter fixed = baton.rateLimiter("plan", RateLimit.builder(4, HOUR).algorithm(Algorithm.FIXED_WINDOW)
+                .build());
+        assertThat(fixed.tryAcquire().remaining()).isEqualTo(3);
+        assertThat(downgraded.peek().allowed()).as("the GCRA limit still remembers its debt").isFalse();
     }
 
     @Test

@@ -11,9 +11,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Properties;
+import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
 import java.util.zip.ZipFile;
 import org.openjdk.jmh.results.RunResult;
@@ -146,7 +148,6 @@ public final class BenchMain {
         Files.createDirectories(outDir);
         Path statsFile = outDir.resolve("bench-commandstats.tsv");
         Path jmhJson = outDir.resolve("jmh-result.json");
-        Files.deleteIfExists(statsFile);
 
         long started = System.nanoTime();
         Report report = new Report(settings);
@@ -197,14 +198,8 @@ public final class BenchMain {
 
         if (settings.jmh) {
             log("JMH: scenarios (a), (b), (d) in forked JVMs, " + settings.jmhSettings());
-            ChainedOptionsBuilder options = jmhOptions(settings, server, statsFile, jmhJson,
+            runJmh(settings, server, report, statsFile, jmhJson, report::addJmh,
                     LockUncontendedBenchmark.class, LockPerThreadBenchmark.class, LockManyNamesTryLockBenchmark.class);
-            try {
-                Collection<RunResult> results = new Runner(options.build()).run();
-                report.addJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
-            } catch (Exception e) {
-                report.anomalies.add("JMH run failed:\n" + HandoffScenario.stackTrace(e));
-            }
         }
 
         report.load("after JMH");
@@ -288,11 +283,12 @@ public final class BenchMain {
     }
 
     /**
-     * JMH options shared by every part: the given benchmarks, forks that connect to {@code server} and append their
-     * commandstats to {@code statsFile}, JSON results in {@code jmhJson}, and the short settings of {@code --quick}.
+     * Runs the benchmarks in JMH forks that write Redis commandstats to {@code statsFile} (emptied first) and JSON
+     * results to {@code jmhJson}, with the short settings of {@code --quick}, and hands results and stats lines to
+     * {@code report}; a failed run is recorded as an anomaly instead.
      */
-    static ChainedOptionsBuilder jmhOptions(Settings settings, RedisServer server, Path statsFile, Path jmhJson,
-                                            Class<?>... benchmarks) {
+    static void runJmh(Settings settings, RedisServer server, Report report, Path statsFile, Path jmhJson,
+                       BiConsumer<Collection<RunResult>, List<String>> toReport, Class<?>... benchmarks) {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
                         "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
@@ -307,7 +303,13 @@ public final class BenchMain {
             options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
                     .measurementIterations(1).measurementTime(TimeValue.seconds(1));
         }
-        return options;
+        try {
+                Collection<RunResult> results = new Runner(options.build()).run();
+            toReport.accept(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
+        } catch (Exception e) {
+            report.anomalies.add("JMH run of " + Arrays.stream(benchmarks).map(Class::getSimpleName).toList()
+                    + " failed:\n" + HandoffScenario.stackTrace(e));
+        }
     }
 
     static String benchmarkPattern(Class<?> benchmark) {

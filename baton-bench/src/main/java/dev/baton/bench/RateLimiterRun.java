@@ -1,14 +1,9 @@
 package dev.baton.bench;
 
 import dev.baton.test.RedisServer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Collection;
 import java.util.List;
-import org.openjdk.jmh.results.RunResult;
-import org.openjdk.jmh.runner.Runner;
-import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 
 /**
  * The rate-limiter part of a run, on the run's one redis-server, Baton, Redisson and Bucket4j alike:
@@ -46,18 +41,10 @@ final class RateLimiterRun {
         }
 
         if (settings.jmh) {
-            Path statsFile = outDir.resolve("bench-rate-commandstats.tsv");
-            Path jmhJson = outDir.resolve("jmh-rate-result.json");
             BenchMain.log("JMH: rate-limiter scenarios (r1), (r2) in forked JVMs, " + settings.jmhSettings());
-            try {
-                Files.deleteIfExists(statsFile);
-                ChainedOptionsBuilder options = BenchMain.jmhOptions(settings, server, statsFile, jmhJson,
-                        RateLimiterOneKeyBenchmark.class, RateLimiterManyKeysBenchmark.class);
-                Collection<RunResult> results = new Runner(options.build()).run();
-                report.addRateJmh(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
-            } catch (Exception e) {
-                report.anomalies.add("JMH run of the rate limiters failed:\n" + HandoffScenario.stackTrace(e));
-            }
+            BenchMain.runJmh(settings, server, report, outDir.resolve("bench-rate-commandstats.tsv"),
+                    outDir.resolve("jmh-rate-result.json"), report::addRateJmh,
+                    RateLimiterOneKeyBenchmark.class, RateLimiterManyKeysBenchmark.class);
             report.load("after rate-limiter JMH");
         }
 
