@@ -1,16 +1,22 @@
 package dev.baton;
 
-import java.net.URI;
-import java.net.URISyntaxException;
+import dev.baton.internal.RedisAddress;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Immutable settings of a {@link Baton}. Build one with {@link #builder()}; every setting but {@link Builder#uri}
  * has a default. Invalid values are rejected by the builder, before any connection is made, with a message that
  * names the setting.
  *
- * <p>{@link #toString()} never shows the password of the URI.
+ * <p>Credentials go either into the URI ({@code redis://user:password@host:6379}, percent-encoded) or, so that no
+ * password has to be written into a URI, to {@link Builder#username(String)} and {@link Builder#password(char[])}
+ * (or {@link Builder#password(Supplier)}, asked at every connection, for rotating secrets). {@link #toString()} and
+ * every message Baton writes show neither the password nor any part of the URI's user info.
+ *
+ * <p>Thread-safe: immutable.
  */
 public final class BatonConfig {
     private final String uri;
@@ -20,6 +26,9 @@ public final class BatonConfig {
     private final Duration recheckInterval;
     private final Duration fencingTokenRetention;
     private final int localHandoffLimit;
+    private final Duration rateLimitTimeout;
+    private final String username;
+    private final Supplier<char[]> password;
 
     private BatonConfig(Builder b) {
         this.uri = b.uri;
@@ -29,16 +38,62 @@ public final class BatonConfig {
         this.recheckInterval = b.recheckInterval;
         this.fencingTokenRetention = b.fencingTokenRetention;
         this.localHandoffLimit = b.localHandoffLimit;
+        this.rateLimitTimeout = b.rateLimitTimeout != null ? b.rateLimitTimeout
+                : (commandTimeout.compareTo(DEFAULT_RATE_LIMIT_TIMEOUT) < 0 ? commandTimeout
+                        : DEFAULT_RATE_LIMIT_TIMEOUT);
+        this.username = b.username;
+        this.password = b.password;
     }
+
+    /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
+    private static final Duration DEFAULT_RATE_LIMIT_TIMEOUT = Duration.ofMillis(500);
 
     /** A builder with every default set; only {@link Builder#uri(String)} is required. */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** The Redis URI: {@code redis://[user:pass@]host:port[/db]}, {@code rediss://...} for TLS. */
+    /**
+     * The Redis URI as given: {@code redis://[[user]:password@]host[:port][/database]}, {@code rediss://...} for
+     * TLS, {@code redis-sentinel://host[:port][,host[:port]...][/database]#master} for Sentinel. It may hold
+     * credentials: log {@link #toString()} instead.
+     *
+     * @return the URI
+     */
     public String uri() {
         return uri;
+    }
+
+    /**
+     * The user name given to {@link Builder#username(String)}, if any (a user name in the URI is not repeated here).
+     *
+     * @return the ACL user name, or empty for the default user or the URI's
+     */
+    public Optional<String> username() {
+        return Optional.ofNullable(username);
+    }
+
+    /**
+     * The password given to the builder, as a supplier that returns a fresh copy each time (the caller may clear
+     * it), or empty if none was given there (the URI's, if any, is used then).
+     *
+     * @return the password supplier, or empty
+     */
+    public Optional<Supplier<char[]>> password() {
+        return Optional.ofNullable(password);
+    }
+
+    /**
+     * Longest time a rate-limit decision waits for Redis (default 500 ms, or {@link #commandTimeout()} if that is
+     * shorter). Shorter than the command timeout because a decision sits in the path of every request a service
+     * serves: during an outage, a fail-open limiter should grant quickly, and a fail-closed one refuse quickly. Once
+     * a decision has found Redis unreachable, fail-open limiters of this Baton grant at once, without waiting, until
+     * Redis answers again (see {@link RateLimiter#failOpen()}).
+     *
+     * @return the rate-limit timeout
+     */
+    public Duration rateLimitTimeout() {
+        return rateLimitTimeout;
     }
 
     /** Prefix of every key and channel Baton uses (default {@code "baton"}). */
@@ -87,17 +142,13 @@ public final class BatonConfig {
         return "BatonConfig{uri=" + redactedUri(uri) + ", namespace=" + namespace + ", watchdogLease=" + watchdogLease
                 + ", commandTimeout=" + commandTimeout + ", recheckInterval=" + recheckInterval
                 + ", fencingTokenRetention=" + fencingTokenRetention + ", localHandoffLimit=" + localHandoffLimit
-                + "}";
+                + ", rateLimitTimeout=" + rateLimitTimeout
+                + (username != null ? ", username=***" : "") + (password != null ? ", password=***" : "") + "}";
     }
 
     /** The URI with any user info replaced by {@code ***}; safe for logs and messages. */
     static String redactedUri(String uri) {
-        int scheme = uri.indexOf("://");
-        int at = uri.lastIndexOf('@');
-        if (scheme < 0 || at < scheme) {
-            return uri;
-        }
-        return uri.substring(0, scheme + 3) + "***@" + uri.substring(at + 1);
+        return RedisAddress.redacted(uri);
     }
 
     /** Builder of {@link BatonConfig}. Not thread-safe. */
@@ -109,13 +160,72 @@ public final class BatonConfig {
         private Duration recheckInterval = Duration.ofSeconds(1);
         private Duration fencingTokenRetention = Duration.ofDays(1);
         private int localHandoffLimit = 8;
+        private Duration rateLimitTimeout;
+        private String username;
+        private Supplier<char[]> password;
 
         private Builder() {
         }
 
-        /** Required. {@code redis://[user:pass@]host:port[/db]} or {@code rediss://...}. */
+        /**
+         * Required. See {@link BatonConfig#uri()}. Reserved characters in a user name or password must be
+         * percent-encoded ({@code %40} for {@code @}, {@code %2F} for {@code /}, {@code %23} for {@code #}...), or
+         * given to {@link #username(String)} and {@link #password(char[])} instead.
+         *
+         * @param uri the Redis URI
+         * @return this builder
+         */
         public Builder uri(String uri) {
             this.uri = Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        /**
+         * The ACL user to authenticate as; needs a {@link #password(char[]) password}. Not together with credentials
+         * in the URI.
+         *
+         * @param username the Redis ACL user name
+         * @return this builder
+         */
+        public Builder username(String username) {
+            this.username = Objects.requireNonNull(username, "username");
+            return this;
+        }
+
+        /**
+         * The password to authenticate with (of {@link #username(String)}, or of the default user). The array is
+         * copied: the caller may clear its own. Not together with credentials in the URI.
+         *
+         * @param password the password
+         * @return this builder
+         */
+        public Builder password(char[] password) {
+            char[] copy = Objects.requireNonNull(password, "password").clone();
+            this.password = copy::clone;
+            return this;
+        }
+
+        /**
+         * A supplier of the password, asked each time Baton connects or reconnects, for secrets that rotate. It must
+         * return quickly and never null; Baton clears each array it was given once used. Not together with
+         * credentials in the URI.
+         *
+         * @param password the password supplier
+         * @return this builder
+         */
+        public Builder password(Supplier<char[]> password) {
+            this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * See {@link BatonConfig#rateLimitTimeout()}; positive, not longer than the command timeout.
+         *
+         * @param rateLimitTimeout the longest a rate-limit decision waits for Redis
+         * @return this builder
+         */
+        public Builder rateLimitTimeout(Duration rateLimitTimeout) {
+            this.rateLimitTimeout = Objects.requireNonNull(rateLimitTimeout, "rateLimitTimeout");
             return this;
         }
 
@@ -156,15 +266,27 @@ public final class BatonConfig {
         }
 
         /**
-         * @throws IllegalArgumentException if the URI is missing or malformed, the namespace is blank or contains
-         *         braces, a duration is not positive, the handoff limit is negative, or the fencing token retention is
-         *         shorter than the watchdog lease
+         * Checks every setting and the settings against each other; connects to nothing.
+         *
+         * @return the configuration
+         * @throws IllegalArgumentException if the URI is missing or malformed (the message says what is wrong and never
+         *         quotes the URI's user info), credentials are given both in the URI and to the builder, a user name
+         *         has no password, the namespace is blank or contains braces, a duration is not positive, the
+         *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, or the fencing
+         *         token retention is shorter than the watchdog lease
          */
         public BatonConfig build() {
             if (uri == null || uri.isBlank()) {
                 throw new IllegalArgumentException("uri is required, e.g. redis://localhost:6379");
             }
-            checkUri(uri);
+            RedisAddress address = RedisAddress.parse(uri);
+            if (address.hasCredentials() && (username != null || password != null)) {
+                throw new IllegalArgumentException("credentials are given twice, in the uri and with username() or "
+                        + "password(): give them in one place");
+            }
+            if (username != null && password == null) {
+                throw new IllegalArgumentException("username needs a password: set password(...) as well");
+            }
             if (namespace.isBlank() || namespace.indexOf('{') >= 0 || namespace.indexOf('}') >= 0) {
                 throw new IllegalArgumentException(
                         "namespace must be non-blank and contain no braces (they would break Cluster hash tags): '"
@@ -174,6 +296,13 @@ public final class BatonConfig {
             requirePositive(commandTimeout, "commandTimeout");
             requirePositive(recheckInterval, "recheckInterval");
             requirePositive(fencingTokenRetention, "fencingTokenRetention");
+            if (rateLimitTimeout != null) {
+                requirePositive(rateLimitTimeout, "rateLimitTimeout");
+                if (rateLimitTimeout.compareTo(commandTimeout) > 0) {
+                    throw new IllegalArgumentException("rateLimitTimeout (" + rateLimitTimeout
+                            + ") must not be longer than commandTimeout (" + commandTimeout + ")");
+                }
+            }
             if (localHandoffLimit < 0) {
                 throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
             }
@@ -187,25 +316,6 @@ public final class BatonConfig {
         private static void requirePositive(Duration d, String name) {
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException(name + " must be positive: " + d);
-            }
-        }
-
-        private static void checkUri(String uri) {
-            String redacted = redactedUri(uri);
-            URI parsed;
-            try {
-                parsed = new URI(uri);
-            } catch (URISyntaxException e) {
-                throw new IllegalArgumentException("uri is not a valid URI: " + redacted);
-            }
-            String scheme = parsed.getScheme();
-            if (scheme == null || !(scheme.equals("redis") || scheme.equals("rediss")
-                    || scheme.equals("redis-sentinel"))) {
-                throw new IllegalArgumentException(
-                        "uri must start with redis://, rediss:// or redis-sentinel://: " + redacted);
-            }
-            if (parsed.getHost() == null && !scheme.equals("redis-sentinel")) {
-                throw new IllegalArgumentException("uri has no host: " + redacted);
             }
         }
     }

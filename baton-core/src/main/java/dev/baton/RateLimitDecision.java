@@ -1,5 +1,6 @@
 package dev.baton;
 
+import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -8,54 +9,95 @@ import java.util.Objects;
  * answering 429) needs to know next. For a limiter with several limits, {@code remaining} is the fewest over the
  * limits, {@code retryAfter} and {@code resetAfter} the longest, and {@link #limit()} names the limit that decided:
  * the one with the fewest permits left when allowed, or, when refused, the refusing one with the longest wait.
+ * {@link #limitRemaining()} and {@link #limitResetAfter()} describe that one limit alone, so that the HTTP fields,
+ * which describe one policy each, never mix numbers of different limits.
  *
- * @param allowed    whether the permits were granted (for {@link RateLimiter#peek}: whether they would be now)
- * @param remaining  permits that could still be taken at once after this decision, 0 when none (for a peek: after
- *                   the permits it asked about, as if they had been taken)
- * @param retryAfter when refused, how long until the same request can succeed (as far as Redis knows now);
- *                   {@link Duration#ZERO} when allowed
- * @param resetAfter how long until every limit is back to its full burst if nothing more is taken
- * @param limit      the limit that decided
- * @param failedOpen true if Redis did not answer and the limiter was built to fail open
- *                   ({@link RateLimiter#failOpen()}): the permits were granted unchecked, and the other numbers
- *                   are unknown (0). Whether they were counted is unknown too: a request that timed out may
- *                   still reach Redis.
+ * @param allowed         whether the permits were granted (for {@link RateLimiter#peek}: whether they would be now)
+ * @param remaining       permits that could still be taken at once after this decision, 0 when none (for a peek:
+ *                        after the permits it asked about, as if they had been taken)
+ * @param retryAfter      when refused, how long until the same request can succeed (as far as Redis knows now);
+ *                        {@link Duration#ZERO} when allowed
+ * @param resetAfter      how long until every limit is back to its full burst if nothing more is taken
+ * @param limit           the limit that decided
+ * @param failedOpen      true if Redis did not answer and the limiter was built to fail open
+ *                        ({@link RateLimiter#failOpen()}): the permits were granted unchecked, and the other numbers
+ *                        are unknown (0). Whether they were counted is unknown too: a request that timed out may
+ *                        still reach Redis.
+ * @param limitRemaining  {@code remaining} of {@link #limit()} alone (equal to {@code remaining} when allowed, or
+ *                        with one limit)
+ * @param limitResetAfter {@code resetAfter} of {@link #limit()} alone: how long until that limit is full again
  */
 public record RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
-                                RateLimit limit, boolean failedOpen) {
+                                RateLimit limit, boolean failedOpen, long limitRemaining, Duration limitResetAfter) {
 
+    /**
+     * Checks that no component is null.
+     *
+     * @throws NullPointerException if a duration or the limit is null
+     */
     public RateLimitDecision {
         Objects.requireNonNull(retryAfter, "retryAfter");
         Objects.requireNonNull(resetAfter, "resetAfter");
         Objects.requireNonNull(limit, "limit");
+        Objects.requireNonNull(limitResetAfter, "limitResetAfter");
     }
 
-    /** {@link #retryAfter()} in whole seconds, rounded up, for HTTP's {@code Retry-After}; 0 when allowed. */
+    /**
+     * A decision of a limiter with one limit, where the limit's own numbers are the decision's.
+     *
+     * @param allowed    see the record's components
+     * @param remaining  see the record's components
+     * @param retryAfter see the record's components
+     * @param resetAfter see the record's components
+     * @param limit      see the record's components
+     * @param failedOpen see the record's components
+     * @throws NullPointerException if a duration or the limit is null
+     */
+    public RateLimitDecision(boolean allowed, long remaining, Duration retryAfter, Duration resetAfter,
+                             RateLimit limit, boolean failedOpen) {
+        this(allowed, remaining, retryAfter, resetAfter, limit, failedOpen, remaining, resetAfter);
+    }
+
+    /**
+     * {@link #retryAfter()} in whole seconds, rounded up, for HTTP's {@code Retry-After}.
+     *
+     * @return the seconds to wait; 0 when allowed
+     */
     public long retryAfterSeconds() {
         return ceilSeconds(retryAfter);
     }
 
     /**
-     * The IETF {@code RateLimit} field value for this decision, e.g. {@code "api";r=42;t=3}: the remaining permits
-     * and the seconds (rounded up) until the limit is full again.
+     * The IETF {@code RateLimit} field value of {@link #limit()}, e.g. {@code "api";r=42;t=3}: the permits that limit
+     * has left ({@link #limitRemaining()}) and the seconds, rounded up, until it is full again
+     * ({@link #limitResetAfter()}). It describes the same limit as {@link #rateLimitPolicyField(String)}, so the two
+     * fields of one response always agree; with several limits, that is the one that decided.
      *
      * @param policy the policy name, as in {@link #rateLimitPolicyField(String)}
+     * @return the field value
+     * @throws IllegalArgumentException if the policy name is not printable ASCII or contains quotes or backslashes
      */
     public String rateLimitField(String policy) {
-        return quoted(policy) + ";r=" + remaining + ";t=" + ceilSeconds(resetAfter);
+        return quoted(policy) + ";r=" + limitRemaining + ";t=" + ceilSeconds(limitResetAfter);
     }
 
     /**
-     * The IETF {@code RateLimit-Policy} field value of {@link #limit()}, e.g. {@code "api";q=100;w=60}: its permits
-     * per period, the period in seconds (rounded up; a sub-second period is reported as 1 s with permits scaled up).
+     * The IETF {@code RateLimit-Policy} field value of {@link #limit()}, e.g. {@code "api";q=100;w=60}: the window
+     * {@code w} is the period in whole seconds, rounded up (at least 1), and the quota {@code q} the permits the limit
+     * replenishes in {@code w} seconds, rounded down. So a period that is not a whole number of seconds keeps its
+     * rate: 3 per 1.5 s is {@code q=4;w=2}, 5 per 200 ms is {@code q=25;w=1}.
      *
      * @param policy the policy name: printable ASCII without quotes or backslashes
+     * @return the field value
+     * @throws IllegalArgumentException if the policy name is not printable ASCII or contains quotes or backslashes
      */
     public String rateLimitPolicyField(String policy) {
-        long periodMicros = limit.period().toNanos() / 1000;
+        String name = quoted(policy);
+        long periodNanos = limit.period().toNanos();
         long window = Math.max(1, ceilSeconds(limit.period()));
-        long quota = periodMicros >= 1_000_000 ? limit.permits() : limit.permits() * 1_000_000 / periodMicros;
-        return quoted(policy) + ";q=" + quota + ";w=" + window;
+        long quota = BigInteger.valueOf(limit.permits()).multiply(BigInteger.valueOf(window * 1_000_000_000L))
+                .divide(BigInteger.valueOf(periodNanos)).longValueExact();
+        return name + ";q=" + quota + ";w=" + window;
     }
 
     private static String quoted(String policy) {

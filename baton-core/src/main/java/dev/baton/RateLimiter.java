@@ -83,11 +83,11 @@ public interface RateLimiter {
     RateLimitDecision peek(long permits);
 
     /**
-     * Takes {@code permits}, waiting up to {@code maxWait} for them. The permits are reserved in Redis at once, in
-     * the same script that checks the limits, and the caller then sleeps until they are due: there is no polling
-     * and no race with other callers while it sleeps. If they cannot be due within {@code maxWait}, nothing is
-     * reserved and the refusal returns at once (its {@link RateLimitDecision#retryAfter()} says when they would be).
-     * A zero {@code maxWait} is {@link #tryAcquire(long)}.
+     * Takes {@code permits}, waiting up to {@code maxWait} for them, and answers whether it got them. The permits are
+     * reserved in Redis at once, in the same script that checks the limits, and the caller then sleeps until they are
+     * due: there is no polling and no race with other callers while it sleeps. If they cannot be due within
+     * {@code maxWait}, nothing is reserved and the refusal returns at once (its {@link RateLimitDecision#retryAfter()}
+     * says when they would be). A zero {@code maxWait} is {@link #tryAcquire(long)}.
      *
      * <p>A thread already interrupted when it calls (with a positive {@code maxWait}) gets
      * {@link InterruptedException} and reserves nothing. If it is interrupted while it sleeps, the permits stay
@@ -97,14 +97,61 @@ public interface RateLimiter {
      * for that moment. A {@link RateLimit.Algorithm#FIXED_WINDOW} limit can only hold a reservation for its current
      * or next window, so a request that another limit delays beyond that is refused.
      *
-     * @return the decision; when allowed, the caller may use the permits as soon as this returns
+     * @param permits how many to take, from 1 to the smallest burst of the limiter
+     * @param maxWait how long the caller accepts to wait for them; zero for no wait
+     * @return the decision: when allowed, the caller may use the permits as soon as this returns; when refused, it
+     *         must not (use {@link #acquire(long, Duration)} to get an exception instead)
+     * @throws IllegalArgumentException  if {@code permits} is out of range or {@code maxWait} is negative
+     * @throws InterruptedException      if the thread is interrupted before reserving or while sleeping
+     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#rateLimitTimeout()}
+     *                                   (unless the limiter fails open)
+     */
+    RateLimitDecision tryAcquire(long permits, Duration maxWait) throws InterruptedException;
+
+    /**
+     * {@link #tryAcquire(long, Duration)} without blocking: the future completes when the reserved permits are due,
+     * or at once when refused. Its failures are those of the blocking call; its callbacks run on a Baton thread,
+     * never on the Redis client's event loop.
+     *
+     * @param permits how many to take, from 1 to the smallest burst of the limiter
+     * @param maxWait how long the caller accepts to wait for them; zero for no wait
+     * @return the future decision
      * @throws IllegalArgumentException if {@code permits} is out of range or {@code maxWait} is negative
+     */
+    CompletableFuture<RateLimitDecision> tryAcquireAsync(long permits, Duration maxWait);
+
+    /**
+     * Takes {@code permits}, waiting up to {@code maxWait} for them, or throws: the form to use when the work must
+     * not go ahead without them, since it cannot be mistaken for a grant. Reserves and sleeps exactly like
+     * {@link #tryAcquire(long, Duration)}.
+     *
+     * <pre>{@code
+     * api.acquire(1, Duration.ofSeconds(2));   // returns once the permit is ours, or throws
+     * callTheApi();
+     * }</pre>
+     *
+     * @param permits how many to take, from 1 to the smallest burst of the limiter
+     * @param maxWait how long the caller accepts to wait for them; zero for no wait
+     * @return the grant (always {@link RateLimitDecision#allowed() allowed}; {@link RateLimitDecision#failedOpen()}
+     *         if a fail-open limiter could not ask Redis)
+     * @throws RateLimitExceededException if the permits cannot be due within {@code maxWait}; nothing was reserved,
+     *                                    and {@link RateLimitExceededException#decision()} says when to retry
+     * @throws IllegalArgumentException   if {@code permits} is out of range or {@code maxWait} is negative
+     * @throws InterruptedException       if the thread is interrupted before reserving or while sleeping
+     * @throws BatonUnavailableException  if Redis cannot be reached within {@link BatonConfig#rateLimitTimeout()}
+     *                                    (unless the limiter fails open)
      */
     RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException;
 
     /**
-     * {@link #acquire(long, Duration)} without blocking: the future completes when the reserved permits are due,
-     * or at once when refused. Its callbacks run on a Baton thread, never on the Redis client's event loop.
+     * {@link #acquire(long, Duration)} without blocking: the future completes when the reserved permits are due, or
+     * exceptionally with {@link RateLimitExceededException} at once when refused. Its callbacks run on a Baton thread,
+     * never on the Redis client's event loop.
+     *
+     * @param permits how many to take, from 1 to the smallest burst of the limiter
+     * @param maxWait how long the caller accepts to wait for them; zero for no wait
+     * @return the future grant
+     * @throws IllegalArgumentException if {@code permits} is out of range or {@code maxWait} is negative
      */
     CompletableFuture<RateLimitDecision> acquireAsync(long permits, Duration maxWait);
 

@@ -89,7 +89,8 @@ class ArgumentValidationIT {
         rejects(() -> lock.lock(Duration.ZERO), IllegalArgumentException.class, "lease must be positive");
         rejects(() -> lock.lock(Duration.ofMillis(-1)), IllegalArgumentException.class, "lease");
         rejects(() -> lock.lock(Duration.ofNanos(500_000)), IllegalArgumentException.class, "at least 1 ms");
-        rejects(() -> lock.lock(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class, "too long");
+        rejects(() -> lock.lock(Duration.ofSeconds(Long.MAX_VALUE)), IllegalArgumentException.class,
+                "lease must be at most 53375 days (about 146 years)");
         rejects(() -> lock.tryLock(null), NullPointerException.class, "wait");
         rejects(() -> lock.tryLock(Duration.ofMillis(-1)), IllegalArgumentException.class, "wait must not be negative");
         rejects(() -> lock.tryLock(Duration.ZERO, null), NullPointerException.class, "lease");

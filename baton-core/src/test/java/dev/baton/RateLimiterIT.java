@@ -16,6 +16,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -283,11 +284,20 @@ class RateLimiterIT {
         assertThat(limiter.acquire(1, Duration.ZERO).allowed()).isTrue();
 
         long refusedAt = System.nanoTime();
-        RateLimitDecision refused = limiter.acquire(1, Duration.ofMillis(50));
+        RateLimitDecision refused = limiter.tryAcquire(1, Duration.ofMillis(50));
         assertThat(Measure.millisSince(refusedAt)).as("gives up at once").isLessThan(300);
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.retryAfter()).isBetween(Duration.ofNanos(1000), Duration.ofMillis(500));
         assertThat(limiter.peek().retryAfter()).as("the refused call reserved nothing")
+                .isLessThanOrEqualTo(refused.retryAfter());
+        // acquire cannot be mistaken for a grant: it throws, with the same refusal, and reserves nothing either.
+        assertThatThrownBy(() -> limiter.acquire(1, Duration.ofMillis(50)))
+                .isInstanceOfSatisfying(RateLimitExceededException.class, e -> {
+                    assertThat(e.decision().allowed()).isFalse();
+                    assertThat(e.decision().retryAfter()).isBetween(Duration.ofNanos(1000), Duration.ofMillis(500));
+                    assertThat(e.getMessage()).contains("'paced'", "1 permit", "PT0.05S", "retry after");
+                });
+        assertThat(limiter.peek().retryAfter()).as("the throwing call reserved nothing")
                 .isLessThanOrEqualTo(refused.retryAfter());
 
         // Three callers at once, each willing to wait 3 s: each reserves its own slot, 500 ms apart.
@@ -317,7 +327,12 @@ class RateLimiterIT {
         CompletableFuture<RateLimitDecision> reserved = limiter.acquireAsync(1, Duration.ofSeconds(1));
         assertThat(reserved.join().allowed()).isTrue();
         assertThat(Measure.millisSince(start)).isBetween(99L, 3000L);
-        assertThat(limiter.acquireAsync(1, Duration.ZERO).join().allowed()).isFalse();
+        assertThat(limiter.tryAcquireAsync(1, Duration.ZERO).join().allowed()).isFalse();
+        assertThatThrownBy(() -> limiter.acquireAsync(1, Duration.ZERO).join())
+                .isInstanceOf(CompletionException.class).cause().isInstanceOfSatisfying(
+                        RateLimitExceededException.class, e -> assertThat(e.decision().allowed()).isFalse());
+        CompletableFuture<RateLimitDecision> later = limiter.tryAcquireAsync(1, Duration.ofSeconds(1));
+        assertThat(later.join().allowed()).as("tryAcquireAsync with a wait reserves and completes when due").isTrue();
     }
 
     @Test
@@ -381,7 +396,7 @@ class RateLimiterIT {
         limiter.tryAcquire(2);
         limiter.tryAcquire(2);
         limiter.tryAcquire(2); // refused
-        limiter.acquire(2, Duration.ofSeconds(2)); // waits for the first entry to leave
+        assertThat(limiter.acquire(2, Duration.ofSeconds(2)).allowed()).isTrue(); // waits for the first entry to leave
         limiter.peek();
         assertThat(totalsSum("totals")).isEqualTo(logSum("totals"));
 
@@ -428,7 +443,7 @@ class RateLimiterIT {
         Duration maxWait = period.multipliedBy(3);
         CompletableFuture<RateLimitDecision> first = limiter.acquireAsync(1, maxWait);
         CompletableFuture<RateLimitDecision> second = limiter.acquireAsync(1, maxWait);
-        RateLimitDecision third = limiter.acquireAsync(1, maxWait).join();
+        RateLimitDecision third = limiter.tryAcquireAsync(1, maxWait).join();
         assertThat(third.allowed()).as("the next window is full and a later one cannot be reserved").isFalse();
         Duration toEnd = toWindowEnd(period);
         assertThat(third.retryAfter()).isBetween(toEnd.plus(period).minusSeconds(1), toEnd.plus(period).plusSeconds(1));

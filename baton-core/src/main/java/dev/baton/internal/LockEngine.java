@@ -21,6 +21,8 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The lock protocol of one Baton, shared by thread-owned locks and leases: it runs the scripts, turns grants into
@@ -45,6 +47,9 @@ public final class LockEngine implements AutoCloseable {
     private final long recheckNanos;
     private final String tokenRetentionMillis;
     private final int localHandoffLimit;
+    private final KnownOutage outage;
+
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
 
     private LockEngine(BatonConfig config) {
         this.config = config;
@@ -68,6 +73,7 @@ public final class LockEngine implements AutoCloseable {
         this.recheckNanos = config.recheckInterval().toNanos();
         this.tokenRetentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
         this.localHandoffLimit = config.localHandoffLimit();
+        this.outage = new KnownOutage(gateway, this, config.rateLimitTimeout());
         watchdog.start();
     }
 
@@ -154,6 +160,10 @@ public final class LockEngine implements AutoCloseable {
             lost(existing, "the lock was found deleted or owned by someone else at re-entry");
         }
         Hold hold = new Hold(r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(), expiresAt);
+        if (log.isDebugEnabled()) {
+            log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
+                    r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
+        }
         if (r.threadOwned()) {
             threadHolds.put(holdKey(r.keys(), r.owner()), hold);
         }
@@ -241,6 +251,9 @@ public final class LockEngine implements AutoCloseable {
             }
         } else if (left == 0) {
             hold.markReleased();
+            if (log.isDebugEnabled()) {
+                log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
+            }
         } else {
             lost(hold, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
                     + "or lost by Redis)");
@@ -286,6 +299,10 @@ public final class LockEngine implements AutoCloseable {
             return -1;
         }
         from.markReleased();
+        if (log.isDebugEnabled()) {
+            log.debug("handed lock '{}' from {} to {} (fencing token {})", from.keys.name(), from.owner, next.owner(),
+                    token);
+        }
         return 0;
     }
 
@@ -293,7 +310,13 @@ public final class LockEngine implements AutoCloseable {
     CompletableFuture<Void> releaseOrphan(LockKeys keys, String owner, long token) {
         return gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()},
                 owner, Long.toString(token), keys.channel(), notifications.hasWaiters(keys.channel()) ? "1" : "0")
-                .handle((v, e) -> null);
+                .handle((v, e) -> {
+                    if (e != null) {
+                        log.warn("could not release lock '{}' (fencing token {}) that its caller no longer wanted; it "
+                                + "expires with its lease: {}", keys.name(), token, translate(e).getMessage());
+                    }
+                    return null;
+                });
     }
 
     void forgetThreadHold(Hold hold) {
@@ -308,6 +331,8 @@ public final class LockEngine implements AutoCloseable {
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);
         if (hold.markLost(reason)) {
+            log.warn("lost lock '{}' (fencing token {}, owner {}): {}", hold.keys.name(), hold.token, hold.owner,
+                    reason);
             completeForUser(() -> hold.lost.complete(null));
         }
     }
@@ -354,6 +379,14 @@ public final class LockEngine implements AutoCloseable {
         return recheckNanos;
     }
 
+    Duration rateLimitTimeout() {
+        return config.rateLimitTimeout();
+    }
+
+    KnownOutage outage() {
+        return outage;
+    }
+
     RuntimeException translate(Throwable e) {
         return gateway.translate(e);
     }
@@ -373,6 +406,7 @@ public final class LockEngine implements AutoCloseable {
                 task.run();
             } catch (RuntimeException e) {
                 // keep the schedule alive: one bad round must not end all future renewals
+                log.warn("a scheduled task of this Baton failed; it runs again next round", e);
             }
         }, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
     }

@@ -76,10 +76,18 @@ final class RateLimitCall {
     }
 
     Reply parse(List<Object> reply) {
-        RateLimitDecision decision = new RateLimitDecision((Long) reply.get(0) == 1, (Long) reply.get(1),
-                Duration.ofNanos((Long) reply.get(2) * 1000), Duration.ofNanos((Long) reply.get(3) * 1000),
-                limits.get((int) (long) (Long) reply.get(5) - 1), false);
+        long remaining = (Long) reply.get(1);
+        Duration reset = micros((Long) reply.get(3));
+        // With several limits the script adds the binding limit's own numbers; with one they are the decision's.
+        boolean several = reply.size() > 6;
+        RateLimitDecision decision = new RateLimitDecision((Long) reply.get(0) == 1, remaining,
+                micros((Long) reply.get(2)), reset, limits.get((int) (long) (Long) reply.get(5) - 1), false,
+                several ? (Long) reply.get(6) : remaining, several ? micros((Long) reply.get(7)) : reset);
         return new Reply(decision, (Long) reply.get(4));
+    }
+
+    private static Duration micros(long micros) {
+        return Duration.ofNanos(micros * 1000);
     }
 
     /** What a fail-open limiter answers when Redis cannot be asked: granted, uncounted, nothing known (0 remaining). */

@@ -4,6 +4,11 @@ import dev.baton.BatonConfig;
 import dev.baton.BatonException;
 import dev.baton.BatonUnavailableException;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.SslVerifyMode;
 import io.lettuce.core.RedisBusyException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
@@ -23,6 +28,7 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -30,29 +36,40 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Baton's only door to Redis: one Lettuce client, one command connection, scripts by SHA with a NOSCRIPT fallback,
- * and the translation of Lettuce failures into Baton's exceptions.
+ * and the translation of Lettuce failures into Baton's exceptions, with messages that say what is wrong (an
+ * unreachable server, a refused password, a missing permission, a wrong database, TLS against a plain port) and never
+ * contain credentials.
  *
  * <p>Commands are rejected at once while the connection is down (instead of queueing until a timeout), every command
  * times out after {@code commandTimeout}, and Lettuce reconnects in the background with a short capped back-off, so
- * a restarted Redis is used again within about a second.
+ * a restarted Redis is used again within about a second. Lost and regained connections are logged.
  */
 final class RedisGateway implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
+
     private final ClientResources resources;
     private final RedisClient client;
+    private final RedisAddress address;
     private final RedisURI uri;
     private final StatefulRedisConnection<String, String> connection;
     private final RedisAsyncCommands<String, String> commands;
     private final Duration commandTimeout;
     private final String endpoint;
+    private final boolean credentialsGiven;
+    private volatile boolean closing;
 
     private RedisGateway(BatonConfig config) {
         this.commandTimeout = config.commandTimeout();
-        this.uri = RedisURI.create(config.uri());
-        this.uri.setTimeout(commandTimeout);
-        this.endpoint = uri.getHost() != null ? uri.getHost() + ":" + uri.getPort() : "sentinel " + uri.getSentinels();
+        this.address = RedisAddress.parse(config.uri());
+        this.uri = lettuceUri(address, config);
+        this.endpoint = address.endpoint();
+        this.credentialsGiven = address.hasCredentials() || config.password().isPresent();
         this.resources = ClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                 .build();
@@ -63,17 +80,43 @@ final class RedisGateway implements AutoCloseable {
                 .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .build());
+        client.addListener(new ConnectionLog());
         try {
             this.connection = client.connect(StringCodec.UTF8);
         } catch (RuntimeException e) {
             shutdown();
-            if (refusedCredentials(e)) {
-                // Not "unavailable": trying again will not help. Redis's reply names no credentials.
-                throw new BatonException("Redis at " + endpoint + " refused the credentials in the URI", e);
-            }
-            throw unavailable("could not be reached", e);
+            throw connectFailure(e);
         }
         this.commands = connection.async();
+        log.debug("connected to Redis at {}", endpoint);
+    }
+
+    /** Lettuce's URI, built from Baton's own parse, so that Lettuce never parses (or echoes) the user's string. */
+    private static RedisURI lettuceUri(RedisAddress a, BatonConfig config) {
+        RedisAddress.HostAndPort first = a.hosts().get(0);
+        RedisURI.Builder b;
+        if (a.sentinel()) {
+            b = RedisURI.Builder.sentinel(first.host(), first.port(), a.master().orElseThrow());
+            for (RedisAddress.HostAndPort h : a.hosts().subList(1, a.hosts().size())) {
+                b.withSentinel(h.host(), h.port());
+            }
+        } else {
+            b = RedisURI.builder().withHost(first.host()).withPort(first.port());
+        }
+        b.withDatabase(a.database()).withTimeout(config.commandTimeout());
+        if (a.tls()) {
+            b.withSsl(true).withVerifyPeer(SslVerifyMode.valueOf(a.verifyPeer()));
+        }
+        a.clientName().ifPresent(b::withClientName);
+        if (config.password().isPresent()) {
+            String user = config.username().orElse(null);
+            Supplier<char[]> password = config.password().get();
+            // Asked at every (re)connection, so a rotated secret is picked up without a new Baton.
+            b.withAuthentication(RedisCredentialsProvider.from(() -> RedisCredentials.just(user, password.get())));
+        } else if (a.password().isPresent()) {
+            b.withAuthentication(a.username().orElse(null), a.password().get());
+        }
+        return b.build();
     }
 
     static RedisGateway connect(BatonConfig config) {
@@ -120,6 +163,15 @@ final class RedisGateway implements AutoCloseable {
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
     }
 
+    /** A {@code PING}: whether Redis answers at all. */
+    CompletableFuture<String> ping() {
+        try {
+            return commands.ping().toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(translate(e));
+        }
+    }
+
     /**
      * Waits for a future of this gateway in a blocking call, bounded by the command timeout (plus a margin for
      * the NOSCRIPT fallback), so that no blocking call can hang. The wait ignores interrupts and keeps them for the
@@ -127,8 +179,17 @@ final class RedisGateway implements AutoCloseable {
      * unlock in its {@code finally} block.
      */
     <T> T await(CompletionStage<T> stage) {
+        return await(stage, commandTimeout.multipliedBy(2).plusMillis(100), commandTimeout);
+    }
+
+    /** {@link #await(CompletionStage)} with a shorter bound of its own, for calls in a hurry (rate-limit decisions). */
+    <T> T await(CompletionStage<T> stage, Duration timeout) {
+        return await(stage, timeout, timeout);
+    }
+
+    private <T> T await(CompletionStage<T> stage, Duration bound, Duration reported) {
         CompletableFuture<T> future = stage.toCompletableFuture();
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(commandTimeout.toMillis() * 2 + 100);
+        long deadline = System.nanoTime() + bound.toNanos();
         boolean interrupted = false;
         try {
             while (true) {
@@ -141,12 +202,22 @@ final class RedisGateway implements AutoCloseable {
         } catch (ExecutionException e) {
             throw translate(e);
         } catch (TimeoutException e) {
-            throw unavailable("did not answer within " + commandTimeout, e);
+            throw unavailable("did not answer within " + reported, e);
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * The future, failing with {@link BatonUnavailableException} if it is not complete within {@code timeout}; for
+     * asynchronous calls in a hurry. (The command itself stays in flight until Lettuce's own timeout.)
+     */
+    <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration timeout) {
+        return future.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(e ->
+                CompletableFuture.failedFuture(unwrap(e) instanceof TimeoutException
+                        ? unavailable("did not answer within " + timeout, e) : translate(e)));
     }
 
     /** Maps any failure of a Redis call to the exception Baton's callers see. */
@@ -162,8 +233,9 @@ final class RedisGateway implements AutoCloseable {
                 || e instanceof RedisReadOnlyException) {
             return unavailable("cannot serve Baton right now (" + e.getMessage() + ")", e);
         }
-        if (refusedCredentials(e)) {
-            return new BatonException("Redis at " + endpoint + " refused the credentials in the URI", e);
+        BatonException misconfigured = misconfiguration(e);
+        if (misconfigured != null) {
+            return misconfigured;
         }
         if (e instanceof RedisCommandExecutionException) {
             return new BatonException("Redis at " + endpoint + " rejected a command: " + e.getMessage(), e);
@@ -177,19 +249,87 @@ final class RedisGateway implements AutoCloseable {
         return new BatonException("unexpected failure talking to Redis at " + endpoint, e);
     }
 
-    private BatonUnavailableException unavailable(String what, Throwable cause) {
-        return new BatonUnavailableException("Redis at " + endpoint + " " + what, cause);
+    /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
+    private RuntimeException connectFailure(RuntimeException e) {
+        BatonException misconfigured = misconfiguration(e);
+        if (misconfigured != null) {
+            return misconfigured;
+        }
+        if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
+            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
+                    + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
+        }
+        if (!address.tls() && mentions(e, "Connection closed prematurely", "Connection reset")) {
+            return unavailable("closed the connection at once (if that port expects TLS, use rediss://)", e);
+        }
+        return unavailable("could not be reached", e);
     }
 
-    private static boolean refusedCredentials(Throwable e) {
+    /**
+     * A failure that retrying will not cure, told as what the user has to change; null if it is none of them. Redis's
+     * own replies name no credentials, so they may be quoted.
+     */
+    private BatonException misconfiguration(Throwable e) {
+        String reply = redisReply(e);
+        if (reply == null) {
+            return null;
+        }
+        String at = "Redis at " + endpoint;
+        if (reply.startsWith("NOAUTH")) {
+            return new BatonException(credentialsGiven
+                    ? at + " did not accept the authentication Baton sent (" + reply + ")"
+                    : at + " requires authentication, and no password was given: put it in the uri "
+                            + "(redis://user:password@host, percent-encoded) or pass it to BatonConfig.Builder"
+                            + ".password(...)", e);
+        }
+        if (reply.startsWith("WRONGPASS") || reply.contains("invalid password")) {
+            return new BatonException(at + " refused the credentials: wrong user name or password, or the user is "
+                    + "disabled", e);
+        }
+        if (reply.contains("without any password configured")) {
+            return new BatonException(at + " has no password set for its default user, but a password was given: "
+                    + "drop it, or give the name of an ACL user that has one", e);
+        }
+        if (reply.startsWith("NOPERM")) {
+            return new BatonException(at + " refused a command for lack of permission (" + reply + "): the Redis "
+                    + "user needs the ACL rule in docs/acl.md", e);
+        }
+        if (reply.contains("DB index is out of range")) {
+            return new BatonException(at + " has no database " + address.database() + " (" + reply + "): check the "
+                    + "database number of the uri (a server has 16, numbered 0 to 15, unless configured otherwise)",
+                    e);
+        }
+        return null;
+    }
+
+    /** The error reply of Redis somewhere in the cause chain, or null if Redis did not answer with an error. */
+    private static String redisReply(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            String message = t.getMessage();
-            if (message != null && (message.contains("WRONGPASS") || message.contains("NOAUTH")
-                    || message.contains("invalid password"))) {
-                return true;
+            String m = t.getMessage();
+            if (t instanceof RedisCommandExecutionException && m != null) {
+                return m;
+            }
+            if (m != null && (m.startsWith("NOAUTH") || m.startsWith("WRONGPASS") || m.startsWith("NOPERM"))) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private static boolean mentions(Throwable e, String... phrases) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            for (String phrase : phrases) {
+                if (m != null && m.contains(phrase)) {
+                    return true;
+                }
             }
         }
         return false;
+    }
+
+    private BatonUnavailableException unavailable(String what, Throwable cause) {
+        return new BatonUnavailableException("Redis at " + endpoint + " " + what, cause);
     }
 
     static Throwable unwrap(Throwable e) {
@@ -201,11 +341,45 @@ final class RedisGateway implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         shutdown(); // closes the command and pub/sub connections with the client
     }
 
     private void shutdown() {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+    }
+
+    /**
+     * Logs lost and regained connections: while one is down, calls fail fast and Lettuce reconnects in the
+     * background, and an operator should be able to see when and for how long that happened.
+     */
+    private final class ConnectionLog implements RedisConnectionStateListener {
+        private volatile boolean lost;
+
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            if (!closing && connection.isOpen()) {
+                lost = true;
+                log.warn("lost the {} connection to Redis at {}; reconnecting in the background (calls fail fast "
+                        + "until then)", kind(connection), endpoint);
+            }
+        }
+
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+            if (lost) {
+                log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
+            }
+        }
+
+        @Override
+        public void onRedisExceptionCaught(RedisChannelHandler<?, ?> connection, Throwable cause) {
+            log.debug("{} connection to Redis at {} failed: {}", kind(connection), endpoint, cause.toString());
+        }
+
+        private String kind(RedisChannelHandler<?, ?> connection) {
+            return connection instanceof StatefulRedisPubSubConnection ? "pub/sub" : "command";
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.baton.internal;
 import dev.baton.BatonUnavailableException;
 import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
+import dev.baton.RateLimitExceededException;
 import dev.baton.RateLimiter;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
@@ -86,7 +87,7 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     @Override
-    public RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException {
+    public RateLimitDecision tryAcquire(long permits, Duration maxWait) throws InterruptedException {
         long max = maxWaitMicros(maxWait);
         checkPermits(permits);
         if (max > 0 && Thread.interrupted()) {
@@ -102,12 +103,31 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     @Override
-    public CompletableFuture<RateLimitDecision> acquireAsync(long permits, Duration maxWait) {
+    public CompletableFuture<RateLimitDecision> tryAcquireAsync(long permits, Duration maxWait) {
         long max = maxWaitMicros(maxWait);
         return decideForUser(true, checkPermits(permits), max).thenCompose(reply -> reply.waitMicros() == 0
                 ? CompletableFuture.completedFuture(reply.decision())
                 : CompletableFuture.supplyAsync(reply::decision, CompletableFuture.delayedExecutor(
                         reply.waitMicros(), TimeUnit.MICROSECONDS, engine::completeForUser)));
+    }
+
+    @Override
+    public RateLimitDecision acquire(long permits, Duration maxWait) throws InterruptedException {
+        return grantedOrThrow(tryAcquire(permits, maxWait), permits, maxWait);
+    }
+
+    @Override
+    public CompletableFuture<RateLimitDecision> acquireAsync(long permits, Duration maxWait) {
+        return tryAcquireAsync(permits, maxWait).thenApply(d -> grantedOrThrow(d, permits, maxWait));
+    }
+
+    private RateLimitDecision grantedOrThrow(RateLimitDecision decision, long permits, Duration maxWait) {
+        if (decision.allowed()) {
+            return decision;
+        }
+        throw new RateLimitExceededException("rate limiter '" + name + "' cannot grant " + permits + " permit"
+                + (permits == 1 ? "" : "s") + " within " + maxWait + " (limit " + decision.limit()
+                + "; retry after " + decision.retryAfter() + ")", decision);
     }
 
     @Override
@@ -127,38 +147,65 @@ public final class RedisRateLimiter implements RateLimiter {
     private RateLimitCall.Reply decideAndWait(boolean take, long permits, long maxWaitMicros) {
         engine.checkOpen();
         long sent = System.nanoTime();
-        RateLimitCall.Reply known = knownRefusal(take, permits, maxWaitMicros, sent);
+        RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
             return known;
         }
         List<Object> raw;
         try {
-            raw = engine.gateway().await(send(take, permits, maxWaitMicros));
+            raw = engine.gateway().await(send(take, permits, maxWaitMicros), engine.rateLimitTimeout());
         } catch (BatonUnavailableException e) {
-            if (failOpen) {
-                return new RateLimitCall.Reply(call.failedOpen(), 0);
-            }
-            throw e;
+            return unreachable(e);
         }
+        engine.outage().answered();
         return read(raw, permits, sent);
     }
 
     private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
         engine.checkOpen();
         long sent = System.nanoTime();
-        RateLimitCall.Reply known = knownRefusal(take, permits, maxWaitMicros, sent);
+        RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
             return CompletableFuture.completedFuture(known);
         }
-        CompletableFuture<RateLimitCall.Reply> reply = send(take, permits, maxWaitMicros)
-                .thenApply(raw -> read(raw, permits, sent));
-        return failOpen ? reply.exceptionally(this::openOrRethrow) : reply;
+        return engine.gateway().within(send(take, permits, maxWaitMicros), engine.rateLimitTimeout())
+                .handle((raw, failure) -> {
+                    if (failure == null) {
+                        engine.outage().answered();
+                        return read(raw, permits, sent);
+                    }
+                    RuntimeException e = engine.gateway().translate(failure);
+                    if (e instanceof BatonUnavailableException u) {
+                        return unreachable(u);
+                    }
+                    throw e;
+                });
     }
 
-    /** A refusal this limiter already knows will be repeated by Redis, or null (only a take can be refused). */
-    private RateLimitCall.Reply knownRefusal(boolean take, long permits, long maxWaitMicros, long sent) {
+    /**
+     * What this limiter can answer without Redis, or null: a refusal it already knows of (only a take can be
+     * refused), or, for a fail-open limiter while Redis is known to be unreachable, an unchecked grant.
+     */
+    private RateLimitCall.Reply knownAnswer(boolean take, long permits, long maxWaitMicros, long sent) {
         RateLimitDecision known = take ? knownRefusal.answer(permits, maxWaitMicros * 1000, sent) : null;
-        return known == null ? null : new RateLimitCall.Reply(known, 0);
+        if (known != null) {
+            return new RateLimitCall.Reply(known, 0);
+        }
+        return failOpen && engine.outage().isDown() ? grantedUnchecked() : null;
+    }
+
+    /** Redis could not be asked: the fail-open grant, or the exception for a fail-closed limiter. */
+    private RateLimitCall.Reply unreachable(BatonUnavailableException e) {
+        engine.outage().unreachable(e);
+        if (failOpen) {
+            return grantedUnchecked();
+        }
+        throw e;
+    }
+
+    private RateLimitCall.Reply grantedUnchecked() {
+        engine.outage().grantedUnchecked();
+        return new RateLimitCall.Reply(call.failedOpen(), 0);
     }
 
     private CompletableFuture<List<Object>> send(boolean take, long permits, long maxWaitMicros) {
@@ -168,21 +215,13 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private RateLimitCall.Reply read(List<Object> raw, long permits, long sent) {
         RateLimitCall.Reply parsed = call.parse(raw);
-        knownRefusal.learn(permits, sent, parsed.decision());
+        knownRefusal.learn(permits, sent, System.nanoTime(), parsed.decision());
         return parsed;
     }
 
     /** As {@link #decide}, but completed off Lettuce's event loop, where user callbacks must not run. */
     private CompletableFuture<RateLimitCall.Reply> decideForUser(boolean take, long permits, long maxWaitMicros) {
         return decide(take, permits, maxWaitMicros).whenCompleteAsync((r, e) -> { }, engine::completeForUser);
-    }
-
-    private RateLimitCall.Reply openOrRethrow(Throwable failure) {
-        RuntimeException e = engine.gateway().translate(failure);
-        if (e instanceof BatonUnavailableException) {
-            return new RateLimitCall.Reply(call.failedOpen(), 0);
-        }
-        throw e;
     }
 
     private long checkPermits(long permits) {

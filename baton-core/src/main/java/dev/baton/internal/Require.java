@@ -7,8 +7,11 @@ import java.util.Objects;
 /** Argument checks that run before any Redis call; every message names the parameter. */
 final class Require {
     static final int MAX_NAME_BYTES = 1024;
-    /** Longest duration whose nanoseconds still fit a long, with room to add to System.nanoTime(). */
-    private static final long MAX_SECONDS = Long.MAX_VALUE / 2_000_000_000L;
+    /**
+     * Longest lease or wait: its nanoseconds must still fit a long with room to add to System.nanoTime(). That is
+     * about 146 years, which no real lease comes near; the bound exists so that arithmetic can never overflow.
+     */
+    static final Duration MAX_DURATION = Duration.ofSeconds(Long.MAX_VALUE / 2_000_000_000L - 1);
 
     private Require() {
     }
@@ -32,8 +35,9 @@ final class Require {
         if (value.isNegative() || value.isZero()) {
             throw new IllegalArgumentException(parameter + " must be positive: " + value);
         }
-        if (value.getSeconds() >= MAX_SECONDS) {
-            throw new IllegalArgumentException(parameter + " is too long: " + value);
+        if (value.compareTo(MAX_DURATION) > 0) {
+            throw new IllegalArgumentException(parameter + " must be at most " + MAX_DURATION.toDays()
+                    + " days (about 146 years): " + value);
         }
         if (value.toNanos() < 1_000_000) {
             throw new IllegalArgumentException(parameter + " must be at least 1 ms: " + value);

@@ -7,6 +7,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Renews every watchdog-leased hold of one Baton from one scheduler, every third of the watchdog lease, in batches:
@@ -22,6 +24,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Watchdog {
     static final int BATCH = 256;
+    private static final Logger log = LoggerFactory.getLogger(Watchdog.class);
 
     private final LockEngine engine;
     private final long leaseMillis;
@@ -105,7 +108,15 @@ final class Watchdog {
         engine.gateway().<List<Long>>run(Script.LOCK_RENEW, ScriptOutputType.MULTI, keys, args)
                 .whenComplete((renewed, error) -> {
                     if (error != null) {
-                        return; // retried next round; a hold whose estimate runs out meanwhile is marked lost then
+                        // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
+                        log.warn("could not renew {} lock{} (retrying in {} ms, before the leases run out): {}",
+                                keys.length, keys.length == 1 ? "" : "s", TimeUnit.NANOSECONDS.toMillis(periodNanos),
+                                engine.translate(error).getMessage());
+                        return;
+                    }
+                    if (log.isDebugEnabled()) {
+                        log.debug("renewed {} of {} locks", renewed.stream().filter(r -> r == 1L).count(),
+                                keys.length);
                     }
                     for (int i = 0; i < keys.length; i++) {
                         Hold h = batch.get(i);

@@ -11,13 +11,16 @@
 -- KEYS     per limit, in order: GCRA one string; sliding log the log (sorted set) and its totals (hash);
 --          fixed window one string. All share the limiter's hash tag.
 --
--- Reply: {allowed, remaining, retryAfter us, resetAfter us, wait us, binding limit (1-based)}
+-- Reply: {allowed, remaining, retryAfter us, resetAfter us, wait us, binding limit (1-based)
+--         [, binding remaining, binding resetAfter us]}
 --   allowed    1 if every limit admits the permits within the accepted wait (and, for "take", they were charged)
 --   remaining  permits that could still be taken at once after this request (the fewest over the limits)
 --   retryAfter when refused: time until the request could succeed (the longest over the limits); else 0
 --   resetAfter time until every limit is back to full if nothing more is taken (the longest over the limits)
 --   wait       when allowed: time until the reserved permits are due (0 unless the caller accepted a wait)
 --   binding    the limit that decided: fewest remaining when allowed, longest retry among those that refused
+--   binding remaining, binding resetAfter: remaining and resetAfter of the binding limit alone (HTTP's RateLimit
+--              field describes one limit); only with several limits: with one, they equal remaining and resetAfter
 --
 -- Numbers: Redis Lua has only doubles, exact for integers below 2^53. Times are microseconds on the Redis clock
 -- (~1.8e15 today). GCRA works in "ticks" of 1/p microsecond so that a period / p that is not a whole number of
@@ -350,7 +353,8 @@ end
 local remaining, retry, reset, binding, worst = nil, 0, 0, 1, -1
 for i = 1, count do
   local v = verdicts[i]
-  reset = max(reset, allowed and v[6] or v[5])
+  v[5] = allowed and v[6] or v[5] -- this limit's reset, as the decision leaves it
+  reset = max(reset, v[5])
   if remaining == nil or v[4] < remaining then
     remaining = v[4]
     if allowed then
@@ -364,4 +368,5 @@ for i = 1, count do
     end
   end
 end
-return {allowed and 1 or 0, remaining, retry, reset, allowed and wait or 0, binding}
+return {allowed and 1 or 0, remaining, retry, reset, allowed and wait or 0, binding, verdicts[binding][4],
+    verdicts[binding][5]}
