@@ -8,7 +8,8 @@ import java.util.Objects;
  * The answer of a {@link RateLimiter}: whether the permits were granted, and what a caller (or an HTTP layer
  * answering 429) needs to know next. For a limiter with several limits, {@code remaining} is the fewest over the
  * limits, {@code retryAfter} and {@code resetAfter} the longest, and {@link #limit()} names the limit that decided:
- * the one with the fewest permits left when allowed, or, when refused, the refusing one with the longest wait.
+ * the one with the fewest permits left when allowed (of several such, the one that takes longest to be full again),
+ * or, when refused, the refusing one with the longest wait.
  * {@link #limitRemaining()} and {@link #limitResetAfter()} describe that one limit alone, so that the HTTP fields,
  * which describe one policy each, never mix numbers of different limits.
  *

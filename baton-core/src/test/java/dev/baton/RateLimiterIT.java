@@ -104,6 +104,24 @@ class RateLimiterIT {
     }
 
     @Test
+    void aRefusalRepeatedLocallyReportsTheRealTimeLeft() {
+        RateLimiter limiter = baton.rateLimiter("hourly", RateLimit.of(1, HOUR));
+        assertThat(limiter.tryAcquire().allowed()).isTrue();
+        long refusedAt = System.nanoTime();
+        RateLimitDecision refused = limiter.tryAcquire();
+        assertThat(refused.retryAfter()).isBetween(HOUR.minusSeconds(5), HOUR);
+        long scripts = Measure.scriptsRun(redis.server());
+        RateLimitDecision again = limiter.tryAcquire();
+        assertThat(Measure.scriptsRun(redis.server()) - scripts).as("answered locally").isZero();
+        // The local answer counts Redis's retry down; it does not cap it at the 1 s it is held for.
+        assertThat(again.retryAfter()).isLessThanOrEqualTo(refused.retryAfter())
+                .isGreaterThan(refused.retryAfter().minusMillis(Measure.millisSince(refusedAt) + 50));
+        assertThat(again.retryAfterSeconds()).isGreaterThan(3590);
+        assertThat(again.resetAfter()).isGreaterThan(HOUR.minusSeconds(10));
+        assertThat(again.rateLimitField("api")).isEqualTo(refused.rateLimitField("api"));
+    }
+
+    @Test
     void gcraWithABurstBelowTheRateSpreadsThePermits() {
         RateLimiter limiter = baton.rateLimiter("smooth", RateLimit.builder(100, HOUR).burst(2).build());
         assertThat(limiter.tryAcquire(2).allowed()).isTrue();
@@ -494,6 +512,41 @@ class RateLimiterIT {
         RateLimitDecision perHalfSecond = baton.rateLimiter("http2", RateLimit.of(5, Duration.ofMillis(500)))
                 .peek();
         assertThat(perHalfSecond.rateLimitPolicyField("api")).isEqualTo("\"api\";q=10;w=1");
+        // A period that is no whole number of seconds keeps its rate: 3 per 1.5 s is 4 per 2 s, not 3.
+        RateLimitDecision oddPeriod = baton.rateLimiter("http3", RateLimit.of(3, Duration.ofMillis(1500))).peek();
+        assertThat(oddPeriod.rateLimitPolicyField("api")).isEqualTo("\"api\";q=4;w=2");
+    }
+
+    @Test
+    void theIetfFieldsOfSeveralLimitsDescribeTheBindingLimitAlone() {
+        RateLimit perSecond = RateLimit.builder(5, Duration.ofSeconds(1)).burst(10).build();
+        RateLimit perHour = RateLimit.of(12, HOUR);
+        RateLimiter limiter = baton.rateLimiter("mixed", perSecond, perHour);
+        RateLimitDecision granted = limiter.tryAcquire(10);
+        assertThat(granted.limit()).as("fewest left").isEqualTo(perSecond);
+        assertThat(granted.rateLimitPolicyField("api")).isEqualTo("\"api\";q=5;w=1");
+        assertThat(granted.rateLimitField("api")).isEqualTo("\"api\";r=0;t=2"); // 10 at 5/s: full in 2 s
+
+        // Refused by the 5/s limit: every figure of both fields is that limit's, none the hourly one's.
+        RateLimitDecision refused = baton.rateLimiter("mixed", perSecond, perHour).tryAcquire();
+        assertThat(refused.allowed()).isFalse();
+        assertThat(refused.limit()).isEqualTo(perSecond);
+        assertThat(refused.retryAfterSeconds()).isEqualTo(1);
+        assertThat(refused.resetAfter()).as("the decision's own reset is the longest").isGreaterThan(
+                Duration.ofMinutes(49));
+        assertThat(refused.rateLimitPolicyField("api")).isEqualTo("\"api\";q=5;w=1");
+        assertThat(refused.rateLimitField("api")).matches("\"api\";r=0;t=[12]");
+
+        // Once the hourly limit binds, both fields describe it.
+        await().atMost(Duration.ofSeconds(10)).until(() -> limiter.peek(2).allowed());
+        RateLimitDecision hourlyLeft = limiter.tryAcquire(2);
+        assertThat(hourlyLeft.limit()).isEqualTo(perHour);
+        assertThat(hourlyLeft.rateLimitPolicyField("api")).isEqualTo("\"api\";q=12;w=3600");
+        assertThat(hourlyLeft.rateLimitField("api")).isEqualTo("\"api\";r=0;t=3600");
+        RateLimitDecision hourlyRefused = baton.rateLimiter("mixed", perSecond, perHour).tryAcquire();
+        assertThat(hourlyRefused.limit()).isEqualTo(perHour);
+        assertThat(hourlyRefused.rateLimitField("api")).isEqualTo("\"api\";r=0;t=3600");
+        assertThat(hourlyRefused.retryAfterSeconds()).isBetween(295L, 300L); // one of 12 an hour: 5 minutes
     }
 
     @Test

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import dev.baton.support.LogCapture;
 import dev.baton.support.Measure;
 import dev.baton.support.TestBatons;
 import dev.baton.test.RedisExtension;
@@ -101,6 +103,48 @@ class RateLimiterOutageIT {
         // The four calls that timed out were already sent: Redis ran them when it woke, so they may have been charged.
         await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> closed.tryAcquire().allowed());
         assertThat(closed.peek().remaining()).isBetween(3L, 7L);
+    }
+
+    @Test
+    void onceRedisIsKnownDownFailOpenLimitersAnswerAtOnce() {
+        // A command timeout as long as the default, and the rate-limit timeout that keeps decisions from waiting it.
+        BatonConfig config = BatonConfig.builder().uri(redis.server().uri()).commandTimeout(Duration.ofSeconds(3))
+                .rateLimitTimeout(Duration.ofMillis(200)).build();
+        try (Baton patient = Baton.connect(config); LogCapture log = LogCapture.start()) {
+            RateLimiter closed = patient.rateLimiter("known-down", FIVE_AN_HOUR);
+            RateLimiter open = closed.failOpen();
+            assertThat(open.tryAcquire().failedOpen()).isFalse();
+            redis.server().pause();
+            try {
+                long start = System.nanoTime();
+                assertThat(open.tryAcquire().failedOpen()).isTrue();
+                assertThat(Measure.millisSince(start)).as("the rate-limit timeout, not the command timeout")
+                        .isLessThan(2_500);
+                assertThat(log.lines(Level.WARN, "fail-open rate limiters grant without checking")).hasSize(1);
+
+                // Known down: 100 decisions that would each wait 200 ms answer without waiting.
+                start = System.nanoTime();
+                for (int i = 0; i < 50; i++) {
+                    assertThat(open.tryAcquire().failedOpen()).isTrue();
+                    assertThat(open.tryAcquireAsync(1).join().failedOpen()).isTrue();
+                }
+                assertThat(Measure.millisSince(start)).as("100 decisions, not 100 x 200 ms").isLessThan(10_000);
+
+                // A fail-closed limiter still asks, and says so within the rate-limit timeout.
+                start = System.nanoTime();
+                assertThatThrownBy(closed::tryAcquire).isInstanceOf(BatonUnavailableException.class)
+                        .hasMessageContaining("did not answer within PT0.2S");
+                assertThat(Measure.millisSince(start)).isLessThan(2_500);
+            } finally {
+                redis.server().resume();
+            }
+            // A probe sees Redis back: decisions are checked again, and the outage's end is logged.
+            await().atMost(Duration.ofSeconds(10)).until(() -> !open.tryAcquire().failedOpen());
+            assertThat(log.lines(Level.INFO, "answers again")).hasSize(1);
+            String end = log.lines(Level.INFO, "answers again").get(0);
+            long unchecked = Long.parseLong(end.replaceAll(".*\\((\\d+) fail-open decisions.*", "$1"));
+            assertThat(unchecked).as(end).isGreaterThanOrEqualTo(101);
+        }
     }
 
     @Test

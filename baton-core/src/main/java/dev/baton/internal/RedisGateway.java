@@ -29,6 +29,7 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -113,8 +114,10 @@ final class RedisGateway implements AutoCloseable {
             Supplier<char[]> password = config.password().get();
             // Asked at every (re)connection, so a rotated secret is picked up without a new Baton.
             b.withAuthentication(RedisCredentialsProvider.from(() -> RedisCredentials.just(user, password.get())));
+        } else if (a.username().isPresent()) {
+            b.withAuthentication(a.username().get(), a.password().orElse(new char[0]));
         } else if (a.password().isPresent()) {
-            b.withAuthentication(a.username().orElse(null), a.password().get());
+            b.withPassword(a.password().get());
         }
         return b.build();
     }
@@ -259,8 +262,10 @@ final class RedisGateway implements AutoCloseable {
             return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
                     + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
         }
-        if (!address.tls() && mentions(e, "Connection closed prematurely", "Connection reset")) {
-            return unavailable("closed the connection at once (if that port expects TLS, use rediss://)", e);
+        if (closedEarly(e)) {
+            return unavailable("closed the connection while Baton was connecting ("
+                    + (credentialsGiven ? "Redis 6 does that on a wrong password; " : "")
+                    + (address.tls() ? "is it a TLS port?)" : "if that port expects TLS, use rediss://)"), e);
         }
         return unavailable("could not be reached", e);
     }
@@ -316,13 +321,13 @@ final class RedisGateway implements AutoCloseable {
         return null;
     }
 
-    private static boolean mentions(Throwable e, String... phrases) {
+    /** Whether the server hung up during the handshake, rather than never answering. */
+    private static boolean closedEarly(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             String m = t.getMessage();
-            for (String phrase : phrases) {
-                if (m != null && m.contains(phrase)) {
-                    return true;
-                }
+            if (t instanceof ClosedChannelException
+                    || (m != null && (m.contains("Connection closed prematurely") || m.contains("Connection reset")))) {
+                return true;
             }
         }
         return false;
@@ -359,7 +364,7 @@ final class RedisGateway implements AutoCloseable {
 
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            if (!closing && connection.isOpen()) {
+            if (!closing) { // (Lettuce marks the connection inactive before it tells listeners)
                 lost = true;
                 log.warn("lost the {} connection to Redis at {}; reconnecting in the background (calls fail fast "
                         + "until then)", kind(connection), endpoint);

@@ -18,7 +18,8 @@
 --   retryAfter when refused: time until the request could succeed (the longest over the limits); else 0
 --   resetAfter time until every limit is back to full if nothing more is taken (the longest over the limits)
 --   wait       when allowed: time until the reserved permits are due (0 unless the caller accepted a wait)
---   binding    the limit that decided: fewest remaining when allowed, longest retry among those that refused
+--   binding    the limit that decided: fewest remaining when allowed (of those, the longest reset), longest retry
+--              among those that refused
 --   binding remaining, binding resetAfter: remaining and resetAfter of the binding limit alone (HTTP's RateLimit
 --              field describes one limit); only with several limits: with one, they equal remaining and resetAfter
 --
@@ -360,6 +361,8 @@ for i = 1, count do
     if allowed then
       binding = i
     end
+  elseif allowed and v[4] == remaining and v[5] > verdicts[binding][5] then
+    binding = i -- as few left, but longer to recover: the limit a client most needs to hear about
   end
   if not allowed then
     retry = max(retry, v[1] and v[2] or v[3])

@@ -1,0 +1,210 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import ch.qos.logback.classic.Level;
+import dev.baton.support.LogCapture;
+import dev.baton.support.Measure;
+import dev.baton.support.TestBatons;
+import dev.baton.test.RedisServer;
+import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a user is told when the connection is set up wrong, and what Baton logs when it goes wrong later: each mistake
+ * named as what it is (not "could not be reached" for a configuration error), and never a password in a message or a
+ * log line.
+ */
+class ConnectionProblemsIT {
+    private static final String PASSWORD = "Pa55-w0rd#secret";
+    /** As it must stand in a URI: the '#' percent-encoded. */
+    private static final String ENCODED = URLEncoder.encode(PASSWORD, StandardCharsets.UTF_8);
+
+    private RedisServer server;
+    private LogCapture log;
+
+    @BeforeEach
+    void start() {
+        server = RedisServer.start(List.of("--databases", "4"));
+        log = LogCapture.start();
+    }
+
+    @AfterEach
+    void stop() {
+        try {
+            assertThat(String.join("\n", log.lines())).as("no log line carries the password")
+                    .doesNotContain(PASSWORD).doesNotContain(ENCODED).doesNotContain("secret");
+        } finally {
+            log.close();
+            server.close();
+        }
+    }
+
+    @Test
+    void aServerThatRequiresAPasswordSaysSoWhenNoneWasGiven() {
+        requirePassword(PASSWORD);
+        assertThatThrownBy(() -> TestBatons.connect(server.uri()))
+                .isExactlyInstanceOf(BatonException.class)
+                .hasMessageContaining("Redis at " + server.host() + ":" + server.port())
+                .hasMessageContaining("requires authentication, and no password was given");
+    }
+
+    @Test
+    void aWrongPasswordIsRefusedWithoutShowingIt() {
+        requirePassword(PASSWORD);
+        String wrong = "redis://:" + "wr0ng-" + ENCODED + "@" + server.host() + ":" + server.port();
+        Throwable refused = Measure.thrownBy(() -> TestBatons.connect(wrong));
+        assertThat(refused.getMessage()).doesNotContain("wr0ng").doesNotContain(PASSWORD).doesNotContain(ENCODED);
+        if (server.binary().version().startsWith("6.") && refused instanceof BatonUnavailableException) {
+            // Redis 6 may hang up on a wrong password in HELLO before its answer arrives: then a hint is all.
+            assertThat(refused).hasMessageContaining("closed the connection while Baton was connecting (Redis 6 does "
+                    + "that on a wrong password");
+        } else {
+            assertThat(refused).isExactlyInstanceOf(BatonException.class)
+                    .hasMessageContaining("refused the credentials: wrong user name or password");
+        }
+    }
+
+    @Test
+    void credentialsGivenToTheBuilderAreUsedAndNeverShown() throws Exception {
+        requirePassword(PASSWORD);
+        char[] password = PASSWORD.toCharArray();
+        BatonConfig config = BatonConfig.builder().uri(server.uri()).password(password)
+                .commandTimeout(TestBatons.TIMEOUT).build();
+        Arrays.fill(password, '*'); // the caller may clear its array at once
+        try (Baton baton = Baton.connect(config)) {
+            DistributedLock lock = baton.lock("with-password");
+            assertThat(lock.tryLock()).isTrue();
+            lock.unlock();
+            assertThat(baton.toString()).doesNotContain(PASSWORD);
+            assertThat(config.toString()).doesNotContain(PASSWORD).contains("password=***");
+        }
+    }
+
+    @Test
+    void aPasswordSupplierIsAskedAgainAtEachConnectionSoASecretCanRotate() {
+        requirePassword(PASSWORD);
+        AtomicReference<String> current = new AtomicReference<>(PASSWORD);
+        AtomicInteger asked = new AtomicInteger();
+        BatonConfig config = BatonConfig.builder().uri(server.uri()).commandTimeout(TestBatons.TIMEOUT)
+                .password(() -> {
+                    asked.incrementAndGet();
+                    return current.get().toCharArray();
+                }).build();
+        try (Baton baton = Baton.connect(config)) {
+            RateLimiter limiter = baton.rateLimiter("rotating", RateLimit.of(100, Duration.ofHours(1)));
+            assertThat(limiter.tryAcquire().allowed()).isTrue();
+            int before = asked.get();
+            String rotated = PASSWORD + "-2";
+            current.set(rotated);
+            try (Admin admin = new Admin(PASSWORD)) {
+                admin.connection.sync().configSet("requirepass", rotated);
+                admin.connection.sync().clientKill(KillArgs.Builder.typeNormal());
+            }
+            // Baton reconnects with the new secret by itself.
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+                    .until(() -> limiter.tryAcquire().allowed());
+            assertThat(asked.get()).isGreaterThan(before);
+        }
+    }
+
+    @Test
+    void aDatabaseOutOfRangeIsAConfigurationErrorNotAnOutage() {
+        String uri = server.uri() + "/7"; // the server has databases 0 to 3
+        assertThatThrownBy(() -> TestBatons.connect(uri))
+                .isExactlyInstanceOf(BatonException.class)
+                .hasMessageContaining("has no database 7")
+                .hasMessageContaining("DB index is out of range");
+        try (Baton inRange = TestBatons.connect(server.uri() + "/3")) {
+            assertThat(inRange.lock("db3").tryLock()).isTrue();
+        }
+    }
+
+    @Test
+    void tlsAgainstAPlainPortSaysSo() {
+        String uri = "rediss://" + server.host() + ":" + server.port();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> TestBatons.connect(uri))
+                .isExactlyInstanceOf(BatonException.class)
+                .hasMessageContaining("answers plain, unencrypted Redis, but the uri asks for TLS (rediss://)");
+        assertThat(Measure.millisSince(start)).as("within the command timeout and the probe").isLessThan(10_000);
+    }
+
+    @Test
+    void aClosedPortIsUnavailableWithinTheTimeout() throws IOException {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> TestBatons.connect("redis://:" + ENCODED + "@127.0.0.1:" + closed))
+                .isExactlyInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining("Redis at 127.0.0.1:" + closed + " could not be reached")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(PASSWORD));
+        assertThat(Measure.millisSince(start)).isLessThan(10_000);
+    }
+
+    @Test
+    void lostConnectionsAndLostLeasesAreLogged() {
+        try (Baton baton = TestBatons.connect("redis://:" + ENCODED + "@" + server.host() + ":" + server.port())) {
+            Lease lease = baton.lock("logged").acquire(Duration.ZERO);
+            server.pause();
+            try {
+                // Nothing renews the lease while Redis is frozen: the holder is told, and so is the log.
+                await().atMost(Duration.ofSeconds(10)).until(() -> lease.lost().isDone());
+            } finally {
+                server.resume();
+            }
+            assertThat(log.lines(Level.WARN, "lost lock 'logged'")).hasSize(1);
+            assertThat(log.lines(Level.WARN, "could not renew")).isNotEmpty();
+
+            server.kill();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !log.lines(Level.WARN, "lost the command "
+                    + "connection to Redis at " + server.host() + ":" + server.port()).isEmpty());
+            server.restart();
+            await().atMost(Duration.ofSeconds(10)).until(() -> !log.lines(Level.INFO, "reconnected the command "
+                    + "connection").isEmpty());
+            assertThat(baton.lock("after").tryLock()).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private void requirePassword(String password) {
+        server.command("CONFIG", "SET", "requirepass", password);
+    }
+
+    /** A plain Lettuce connection that authenticates, for what the kit's password-less client cannot do. */
+    private final class Admin implements AutoCloseable {
+        final RedisClient client;
+        final StatefulRedisConnection<String, String> connection;
+
+        Admin(String password) {
+            client = RedisClient.create(RedisURI.builder().withHost(server.host()).withPort(server.port())
+                    .withPassword(password.toCharArray()).build());
+            connection = client.connect();
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown();
+        }
+    }
+}
