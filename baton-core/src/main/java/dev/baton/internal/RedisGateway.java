@@ -82,11 +82,12 @@ final class RedisGateway implements AutoCloseable {
                 .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
                 .build());
         client.addListener(new ConnectionLog());
+        long connecting = System.nanoTime();
         try {
             this.connection = client.connect(StringCodec.UTF8);
         } catch (RuntimeException e) {
             shutdown();
-            throw connectFailure(e);
+            throw connectFailure(e, Duration.ofNanos(System.nanoTime() - connecting));
         }
         this.commands = connection.async();
         log.debug("connected to Redis at {}", endpoint);
@@ -253,7 +254,7 @@ final class RedisGateway implements AutoCloseable {
     }
 
     /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
-    private RuntimeException connectFailure(RuntimeException e) {
+    private RuntimeException connectFailure(RuntimeException e, Duration took) {
         BatonException misconfigured = misconfiguration(e);
         if (misconfigured != null) {
             return misconfigured;
@@ -261,6 +262,9 @@ final class RedisGateway implements AutoCloseable {
         if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
             return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
                     + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
+        }
+        if (took.compareTo(commandTimeout) >= 0 || mentionsTimeout(e)) {
+            return unavailable("did not complete the connection within " + commandTimeout, e);
         }
         if (closedEarly(e)) {
             return unavailable("closed the connection while Baton was connecting ("
@@ -319,6 +323,17 @@ final class RedisGateway implements AutoCloseable {
             }
         }
         return null;
+    }
+
+    private static boolean mentionsTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof RedisCommandTimeoutException || t instanceof TimeoutException
+                    || t instanceof java.net.SocketTimeoutException
+                    || t.getClass().getSimpleName().contains("Timeout")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Whether the server hung up during the handshake, rather than never answering. */
