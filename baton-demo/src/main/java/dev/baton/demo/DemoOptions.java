@@ -41,6 +41,10 @@ record DemoOptions(int workers, int acquisitions, Optional<String> redisUri, Dur
                   --help             print this text
 
                 Exit codes: 0 all checks passed, 1 a check failed or a worker died, 2 bad command line.
+
+                Log warnings (Baton's, e.g. a lost lease) are shown: the demo's own on stderr, its workers' in the
+                summary. For Baton's debug lines as well:
+                  java -Dorg.slf4j.simpleLogger.log.dev.baton=debug -jar baton-demo.jar
                 """.formatted(DEFAULT_WORKERS, DEFAULT_ACQUISITIONS, DEFAULT_TIMEOUT_SECONDS);
     }
 

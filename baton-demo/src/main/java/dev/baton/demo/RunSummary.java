@@ -137,6 +137,11 @@ final class RunSummary {
         for (WorkerOutcome w : workers) {
             if (!w.completed()) {
                 printFailure(out, w);
+            } else if (!w.outputTail().isEmpty()) {
+                // A worker's stderr holds its log warnings (a failed renewal, a reconnect): worth showing even when
+                // it completed.
+                out.println("worker " + w.id() + " completed; last output:");
+                w.outputTail().forEach(line -> out.println("    " + line));
             }
         }
         out.println("result:         " + (passed() ? "PASS" : "FAIL"));
