@@ -1,12 +1,14 @@
 package dev.baton.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.baton.test.RedisServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -15,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Runs the shaded jar that {@code package} built, in its own JVM, as the README's first command does: what the
- * in-process {@link DemoIT} cannot see (the logging provider merged into the jar).
+ * in-process {@link DemoIT} cannot see (the logging provider merged into the jar, a JVM interrupted by a signal).
  */
 class DemoJarIT {
 
@@ -39,6 +41,7 @@ class DemoJarIT {
             // warnings; with two it would warn too. Lettuce and netty log at debug and info while connecting.
             assertThat(demo.output()).doesNotContain("SLF4J");
             assertThat(demo.stderr().lines()).noneMatch(line -> line.matches(".*\\b(TRACE|DEBUG|INFO)\\b.*"));
+            assertThat(redis.command("KEYS", "*")).isEmpty();
         }
     }
 
@@ -55,6 +58,34 @@ class DemoJarIT {
             assertThat(demo.process.exitValue()).as(demo.output()).isZero();
             assertThat(demo.stdout()).containsPattern("(?m)^worker 1 completed; last output:\\n"
                     + "    \\d\\d:\\d\\d:\\d\\d\\.\\d{3} DEBUG io\\.lettuce\\.core\\.RedisClient - ");
+        }
+    }
+
+    @Test
+    void anInterruptedRunKillsItsWorkersAndDeletesItsKeys() throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            redis.command("SET", "users:1", "kept");
+            JarRun demo = JarRun.start(dir, List.of(), "--redis", redis.uri(), "--workers", "2",
+                    "--acquisitions", "1000000");
+            try {
+                await().atMost(Duration.ofMinutes(2))
+                        .until(() -> !demo.process.isAlive() || redis.command("GET", "baton-demo:counter") != null);
+                assertThat(demo.process.isAlive()).as(demo.output()).isTrue();
+                List<ProcessHandle> workers = demo.process.descendants().toList();
+                assertThat(workers).isNotEmpty();
+
+                demo.process.destroy(); // SIGTERM: like Ctrl-C's SIGINT, it makes the JVM run its shutdown hooks
+
+                assertThat(demo.process.waitFor(1, TimeUnit.MINUTES)).as("demo still running").isTrue();
+                demo.echo();
+                await().atMost(Duration.ofSeconds(10)).until(() -> workers.stream().noneMatch(ProcessHandle::isAlive));
+                assertThat(demo.stdout()).containsPattern(
+                        "(?m)^redis:\\s+deleted the demo's [1-9]\\d* keys \\(baton-demo:\\*\\) from ");
+                assertThat(redis.command("KEYS", "*").lines()).containsExactly("users:1");
+            } finally {
+                demo.process.descendants().forEach(ProcessHandle::destroyForcibly);
+                demo.process.destroyForcibly();
+            }
         }
     }
 
