@@ -2,6 +2,7 @@ package dev.baton.demo;
 
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.BatonException;
 import dev.baton.LockInfo;
 import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisServer;
@@ -20,13 +21,18 @@ import java.util.stream.Collectors;
  * lets {@link DemoWorker} processes fight over one lock while each increments a shared counter the unsafe way, and
  * checks the outcome with a {@link RunSummary}. See {@link DemoOptions#usage()} for the command line.
  *
- * <p>Whatever happens (failure, timeout, Ctrl-C), the workers are killed and a Redis the demo started is stopped.
+ * <p>Before any worker starts, the demo checks through Baton that the Redis answers. Whatever happens afterwards
+ * (failure, timeout, Ctrl-C), the workers are killed, a Redis the demo started is stopped, and on a user's Redis
+ * every key the demo created (all under {@value FencedCounter#KEY_PREFIX}) is deleted. Only a parent killed outright
+ * ({@code kill -9}) cannot clean up: its workers then stop by themselves, but its keys stay.
  */
 public final class Demo {
 
     static final int EXIT_OK = 0;
     static final int EXIT_FAILED = 1;
     static final int EXIT_USAGE = 2;
+    /** The Redis did not answer, or refused the demo (e.g. its credentials); no worker was started. */
+    static final int EXIT_REDIS_UNAVAILABLE = 3;
 
     private static final long POLL_NANOS = 20_000_000;
     private static final Duration REDIS_TIMEOUT = Duration.ofSeconds(5);
@@ -37,6 +43,9 @@ public final class Demo {
     // Written by the main thread, read by the shutdown hook.
     private volatile RedisServer server;
     private volatile WorkerFleet fleet;
+    // Guarded by this: once cleaned up (the hook may be first), no worker may be started any more.
+    private boolean cleanedUp;
+    private boolean leftNothing = true;
 
     private Demo(DemoOptions options, PrintStream out) {
         this.options = options;
@@ -62,7 +71,11 @@ public final class Demo {
     /**
      * Runs the demo and returns its exit code instead of exiting, so that tests can call it in-process.
      *
-     * @return 0 if every check passed, 1 if one failed or the run could not be carried out, 2 for a bad command line
+     * @return {@value #EXIT_OK} if every check passed; {@value #EXIT_FAILED} if one failed, a worker died, the run
+     *         could not be carried out, or the demo's keys could not be deleted from the user's Redis;
+     *         {@value #EXIT_USAGE} for a bad command line; {@value #EXIT_REDIS_UNAVAILABLE} if the Redis did not
+     *         answer or refused the demo, in which case Baton's message (naming host and port, never a password) is
+     *         printed and no worker was started
      */
     public static int run(String[] args, PrintStream out) {
         DemoOptions options;
@@ -105,29 +118,76 @@ public final class Demo {
         if (uri.isEmpty()) {
             return EXIT_FAILED;
         }
+        Optional<Baton> checked = checkedBaton(uri.get());
+        if (checked.isEmpty()) {
+            return EXIT_REDIS_UNAVAILABLE;
+        }
+        int code;
+        try (Baton baton = checked.get()) {
+            code = runAndCheck(uri.get(), baton, deadline);
+        }
+        // Cleaning up here rather than only in run's finally lets a run whose keys stay behind fail.
+        return cleanUp() || code != EXIT_OK ? code : EXIT_FAILED;
+    }
+
+    /**
+     * Connects Baton to the Redis and asks it about the demo's lock: a script call, so it needs a Redis that
+     * answers, accepts the credentials and runs Lua, as the workers will. Reports Baton's message if not: Baton
+     * names only host and port, never a password, and a Lettuce stack trace would tell a user less.
+     *
+     * @return the connected Baton, empty (reported) if the Redis is not usable
+     */
+    private Optional<Baton> checkedBaton(String uri) {
+        Baton baton = null;
+        try {
+            baton = Baton.connect(BatonConfig.builder().uri(uri).namespace(DemoWorker.NAMESPACE)
+                    .commandTimeout(REDIS_TIMEOUT).watchdogLease(REDIS_TIMEOUT.multipliedBy(2)).build());
+            baton.inspect(DemoWorker.LOCK_NAME);
+            return Optional.of(baton);
+        } catch (BatonException e) {
+            if (baton != null) {
+                baton.close();
+            }
+            out.println("baton-demo: " + e.getMessage());
+            out.println(options.redisUri().isPresent()
+                    ? "Check the host, port and password given with --redis. No worker was started."
+                    : "The redis-server the demo started does not answer. No worker was started.");
+            return Optional.empty();
+        }
+    }
+
+    private int runAndCheck(String uri, Baton baton, long deadline) {
         try {
             // Workers boot (about a second of JVM start and connecting) while the parent connects and clears keys;
             // none of them touches the counter before go.
-            fleet = WorkerFleet.start(options.workers(), uri.get(), options.acquisitions());
+            if (!startWorkers(uri)) {
+                out.println("baton-demo: shutting down; no worker was started");
+                return EXIT_FAILED;
+            }
             out.println("workers:  started pids " + fleet.workers().stream().map(w -> Long.toString(w.pid()))
                     .collect(Collectors.joining(", ")) + "; waiting for them to connect");
-            try (FencedCounter resource = FencedCounter.connect(uri.get(), REDIS_TIMEOUT)) {
+            try (FencedCounter resource = FencedCounter.connect(uri, REDIS_TIMEOUT)) {
                 resource.clear();
-                RunSummary summary = runWorkers(fleet, resource, uri.get(), deadline);
+                RunSummary summary = runWorkers(fleet, resource, baton, deadline);
                 summary.print(out);
-                if (!summary.passed()) {
-                    return EXIT_FAILED; // the keys of a failed run stay in place for inspection
-                }
-                resource.clear();
-                return EXIT_OK;
+                return summary.passed() ? EXIT_OK : EXIT_FAILED;
             }
         } catch (RedisException e) {
-            out.println("baton-demo: Redis at " + DemoOptions.redacted(uri.get()) + " failed: " + e.getMessage());
+            out.println("baton-demo: Redis at " + DemoOptions.redacted(uri) + " failed: " + e.getMessage());
             return EXIT_FAILED;
         } catch (IOException e) {
             out.println("baton-demo: cannot run worker processes: " + e);
             return EXIT_FAILED;
         }
+    }
+
+    /** Starts the fleet unless the cleanup (from the shutdown hook) came first: it would not kill a later fleet. */
+    private synchronized boolean startWorkers(String uri) throws IOException {
+        if (cleanedUp) {
+            return false;
+        }
+        fleet = WorkerFleet.start(options.workers(), uri, options.acquisitions());
+        return true;
     }
 
     /** The URI to use: the user's, or that of a redis-server started now; empty (reported) if none could start. */
@@ -149,7 +209,7 @@ public final class Demo {
         return Optional.of(server.uri());
     }
 
-    private RunSummary runWorkers(WorkerFleet workers, FencedCounter resource, String uri, long deadline)
+    private RunSummary runWorkers(WorkerFleet workers, FencedCounter resource, Baton baton, long deadline)
             throws IOException {
         List<RunSummary.WorkerOutcome> outcomes;
         long elapsed = 0;
@@ -179,7 +239,7 @@ public final class Demo {
             outcomes = stopAndCollect(workers);
         }
         return new RunSummary(options, outcomes, OptionalLong.of(resource.counter()), resource.tokenLog(),
-                Duration.ofNanos(elapsed), inspectLock(uri));
+                Duration.ofNanos(elapsed), inspectLock(baton));
     }
 
     /** Snapshots the workers first, so one killed here is reported as still running rather than as crashed. */
@@ -192,10 +252,8 @@ public final class Demo {
     }
 
     /** Asks Baton itself about the lock after the run: it should be free, and its last token the highest seen. */
-    private static Optional<LockInfo> inspectLock(String uri) {
-        BatonConfig config = BatonConfig.builder().uri(uri).namespace(DemoWorker.NAMESPACE)
-                .commandTimeout(REDIS_TIMEOUT).watchdogLease(REDIS_TIMEOUT.multipliedBy(2)).build();
-        try (Baton baton = Baton.connect(config)) {
+    private static Optional<LockInfo> inspectLock(Baton baton) {
+        try {
             return Optional.of(baton.inspect(DemoWorker.LOCK_NAME));
         } catch (RuntimeException e) {
             return Optional.empty(); // diagnostics only; the checks do not depend on it
@@ -218,11 +276,22 @@ public final class Demo {
         };
     }
 
-    /** Kills the workers and stops the Redis this demo started. Idempotent; runs from finally and the hook. */
-    private synchronized void cleanUp() {
+    /**
+     * Kills the workers, deletes the demo's keys from a user's Redis, and stops the Redis this demo started. Runs
+     * once, from whichever comes first of the normal way out, run's finally block and the shutdown hook; later
+     * calls wait for it and return its result.
+     *
+     * @return false if keys of the demo may have been left on the user's Redis
+     */
+    private synchronized boolean cleanUp() {
+        if (cleanedUp) {
+            return leftNothing;
+        }
+        cleanedUp = true;
         WorkerFleet workers = fleet;
         if (workers != null) {
-            workers.close();
+            workers.close(); // first: no worker may write once the keys are gone
+            leftNothing = deleteKeys();
         }
         RedisServer started = server;
         if (started != null) {
@@ -231,6 +300,30 @@ public final class Demo {
             } catch (RuntimeException e) {
                 out.println("baton-demo: could not stop redis-server cleanly: " + e.getMessage());
             }
+        }
+        return leftNothing;
+    }
+
+    /**
+     * Deletes every key of the demo from the user's Redis, a failed or interrupted run's too: the summary has shown
+     * what there was to see, and keys left in someone's Redis are litter. A Redis the demo started is stopped
+     * with its data instead.
+     *
+     * @return false if keys may have been left behind
+     */
+    private boolean deleteKeys() {
+        if (options.redisUri().isEmpty()) {
+            return true;
+        }
+        String keys = "keys (" + FencedCounter.KEY_PREFIX + "*) from " + DemoOptions.redacted(options.redisUri().get());
+        try (FencedCounter redis = FencedCounter.connect(options.redisUri().get(), REDIS_TIMEOUT)) {
+            long deleted = redis.deleteAllDemoKeys();
+            out.println("redis:    deleted the demo's " + deleted + " " + keys + "; it left nothing behind");
+            return true;
+        } catch (RedisException e) {
+            out.println("baton-demo: could not delete the demo's " + keys + ": " + e.getMessage()
+                    + "; please delete them by hand");
+            return false;
         }
     }
 }

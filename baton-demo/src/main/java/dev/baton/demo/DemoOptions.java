@@ -35,13 +35,21 @@ record DemoOptions(int workers, int acquisitions, Optional<String> redisUri, Dur
                 Options:
                   --workers N        worker processes (default %d)
                   --acquisitions M   lock acquisitions per worker (default %d)
-                  --redis URI        use this Redis (redis://host:port) instead of starting one; the demo only
-                                     touches keys starting with 'baton-demo:'
+                  --redis URI        use this Redis (redis://[[user:]password@]host:port[/db]) instead of
+                                     starting one. The demo checks that it answers before starting any worker,
+                                     touches only keys starting with '%s', and deletes all of them when
+                                     it ends, whether the run passed, failed or was interrupted (Ctrl-C)
                   --timeout SECONDS  give up and kill the workers after this long (default %d)
                   --help             print this text
 
-                Exit codes: 0 all checks passed, 1 a check failed or a worker died, 2 bad command line.
-                """.formatted(DEFAULT_WORKERS, DEFAULT_ACQUISITIONS, DEFAULT_TIMEOUT_SECONDS);
+                Exit codes: 0 all checks passed; 1 a check failed, a worker died, or the demo's keys could not be
+                deleted; 2 bad command line; %d Redis did not answer or refused the demo (no worker was started).
+
+                Log warnings (Baton's, e.g. a lost lease) are shown: the demo's own on stderr, its workers' in the
+                summary. For Baton's debug lines as well:
+                  java -Dorg.slf4j.simpleLogger.log.dev.baton=debug -jar baton-demo.jar
+                """.formatted(DEFAULT_WORKERS, DEFAULT_ACQUISITIONS, FencedCounter.KEY_PREFIX, DEFAULT_TIMEOUT_SECONDS,
+                Demo.EXIT_REDIS_UNAVAILABLE);
     }
 
     /**

@@ -1,7 +1,10 @@
 package dev.baton.demo;
 
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
@@ -20,7 +23,11 @@ import java.util.List;
  */
 final class FencedCounter implements AutoCloseable {
 
-    static final String KEY_PREFIX = "baton-demo:";
+    /**
+     * Prefix of every key the demo creates: these and, inside Baton's namespace, the lock's keys
+     * ({@code baton-demo:lock:{counter}} and its fencing counter {@code baton-demo:lock:{counter}:token}).
+     */
+    static final String KEY_PREFIX = DemoWorker.NAMESPACE + ":";
     private static final String COUNTER = KEY_PREFIX + "counter";
     private static final String HIGHEST_TOKEN = KEY_PREFIX + "highest-token";
     private static final String TOKEN_LOG = KEY_PREFIX + "token-log";
@@ -90,9 +97,36 @@ final class FencedCounter implements AutoCloseable {
         return redis.lrange(TOKEN_LOG, 0, -1).stream().map(Long::parseLong).toList();
     }
 
-    /** Deletes the demo's keys (Baton's own lock keys are left alone: their tokens must keep increasing). */
+    /**
+     * Deletes the resource's keys before a run, so that it starts from zero. Baton's lock keys are left alone: a
+     * worker of this run may already be connected, and the lock is Baton's business while the run lasts.
+     */
     void clear() {
         redis.del(COUNTER, HIGHEST_TOKEN, TOKEN_LOG);
+    }
+
+    /**
+     * Deletes every key under {@link #KEY_PREFIX}, Baton's lock keys included, so that a user's Redis is left as the
+     * demo found it. Only safe once no worker is left to write.
+     *
+     * <p>{@code SCAN} rather than a list of names: a worker killed while holding the lock leaves the lock hash, and
+     * the key layout is Baton's to change. {@code SCAN} may return a key more than once, so the count is of keys
+     * actually deleted.
+     *
+     * @return how many keys were deleted
+     */
+    long deleteAllDemoKeys() {
+        ScanArgs match = ScanArgs.Builder.matches(KEY_PREFIX + "*").limit(1000);
+        long deleted = 0;
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> batch = redis.scan(cursor, match);
+            if (!batch.getKeys().isEmpty()) {
+                deleted += redis.del(batch.getKeys().toArray(String[]::new));
+            }
+            cursor = batch;
+        } while (!cursor.isFinished());
+        return deleted;
     }
 
     @Override

@@ -42,6 +42,15 @@ final class RunSummary {
         }
     }
 
+    /**
+     * The reason, from lock-acquire.lua and docs/fencing-tokens.md: taking the clock lets Baton expire the counter of
+     * a lock unused for fencingTokenRetention (default a day, which the demo keeps), so it does not keep a counter per
+     * lock name forever; the next token, the clock again, is still above every earlier one as long as the Redis
+     * clock has not stepped back by that long.
+     */
+    static final String WHY_TOKENS_ARE_LARGE = "a token is max(last token + 1, the Redis clock in microseconds), so a"
+            + " lock's counter may expire after a day unused and tokens still keep increasing";
+
     private final DemoOptions options;
     private final List<WorkerOutcome> workers;
     private final OptionalLong counter;
@@ -101,7 +110,7 @@ final class RunSummary {
     }
 
     void print(PrintStream out) {
-        // Tokens are microsecond timestamps (about 16 digits), so their columns are sized to fit them.
+        // Tokens start from the Redis clock in microseconds (16 digits), so their columns are sized to fit them.
         int tokenWidth = Math.max(11, Long.toString(tokenLog.stream().mapToLong(Long::longValue).max().orElse(0))
                 .length());
         String row = "%6s  %12s  %" + tokenWidth + "s  %" + tokenWidth + "s  %10s  %5s";
@@ -119,6 +128,9 @@ final class RunSummary {
         printRow(out, row, "total", acquisitions(), "", "", violations(), "");
         out.println();
         out.println("fencing tokens: " + describeTokens());
+        if (!tokenLog.isEmpty()) {
+            out.println("why so large:   " + WHY_TOKENS_ARE_LARGE);
+        }
         out.println("final counter:  " + (counter.isPresent() ? Long.toString(counter.getAsLong()) : "unreadable")
                 + ", expected " + options.expectedAcquisitions() + " (" + options.workers() + " workers x "
                 + options.acquisitions() + " acquisitions): " + (counterMatches() ? "OK" : "MISMATCH"));
@@ -137,6 +149,11 @@ final class RunSummary {
         for (WorkerOutcome w : workers) {
             if (!w.completed()) {
                 printFailure(out, w);
+            } else if (!w.outputTail().isEmpty()) {
+                // A worker's stderr holds its log warnings (a failed renewal, a reconnect): worth showing even when
+                // it completed.
+                out.println("worker " + w.id() + " completed; last output:");
+                w.outputTail().forEach(line -> out.println("    " + line));
             }
         }
         out.println("result:         " + (passed() ? "PASS" : "FAIL"));

@@ -27,6 +27,8 @@ final class WorkerProcess {
     private static final int KILL_WAIT_SECONDS = 5;
     // Workers are I/O bound and short-lived: a small heap and the C1 compiler alone make them start faster.
     private static final List<String> JVM_OPTIONS = List.of("-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+    /** System properties of slf4j-simple: a log level the user sets for the demo should hold in its workers too. */
+    private static final String LOGGING_PROPERTIES = "org.slf4j.simpleLogger.";
 
     private final int id;
     private final Process process;
@@ -51,6 +53,8 @@ final class WorkerProcess {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPTIONS);
+        System.getProperties().stringPropertyNames().stream().filter(name -> name.startsWith(LOGGING_PROPERTIES))
+                .sorted().forEach(name -> command.add("-D" + name + "=" + System.getProperty(name)));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add(DemoWorker.class.getName());

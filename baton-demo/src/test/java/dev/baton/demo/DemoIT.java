@@ -12,6 +12,10 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -45,7 +49,7 @@ class DemoIT {
     }
 
     @Test
-    void usesTheGivenRedisLeavesItRunningAndTouchesOnlyItsOwnKeys() {
+    void usesTheGivenRedisLeavesItRunningAndDeletesEveryKeyItCreated() {
         try (RedisServer redis = RedisServer.start()) {
             redis.command("SET", "users:1", "kept");
 
@@ -54,12 +58,75 @@ class DemoIT {
             assertThat(run.code).as(run.output).isZero();
             assertThat(run.output).contains("using " + redis.uri())
                     .doesNotContain("started redis-server")
-                    .containsPattern("(?m)^final counter:\\s+40, expected 40 .*: OK$");
+                    .containsPattern("(?m)^final counter:\\s+40, expected 40 .*: OK$")
+                    // the counter, the highest token and the token log of the resource, and Baton's fencing counter
+                    .containsPattern("(?m)^redis:\\s+deleted the demo's 4 keys \\(baton-demo:\\*\\) from "
+                            + Pattern.quote(redis.uri()) + "; it left nothing behind$");
             assertThat(redis.command("PING")).isEqualTo("PONG");
             assertThat(redis.command("GET", "users:1")).isEqualTo("kept");
-            // After a passing run only Baton's own fencing counter remains; the demo's data keys are gone.
-            assertThat(redis.command("KEYS", "*").lines().sorted())
-                    .containsExactly("baton-demo:lock:{counter}:token", "users:1");
+            assertThat(redis.command("KEYS", "*").lines()).containsExactly("users:1");
+        }
+        assertNoWorkerLeft();
+    }
+
+    @Test
+    void aFailedRunDeletesItsKeysToo() throws Exception {
+        try (RedisServer redis = RedisServer.start()) {
+            redis.command("SET", "users:1", "kept");
+            ExecutorService executor = Executors.newSingleThreadExecutor();
+            try {
+                Future<Outcome> running = executor.submit(() -> Outcome.of("--redis", redis.uri(), "--workers", "2",
+                        "--acquisitions", "1000000"));
+                await().atMost(Duration.ofMinutes(2)).until(() -> running.isDone() || counter(redis) > 0);
+                assertThat(running.isDone()).as("the demo ended before any increment").isFalse();
+                // Killed in the middle of their loop, one of them most likely holding the lock: the run fails with
+                // the lock hash and all the resource's keys in Redis.
+                workerProcesses().forEach(ProcessHandle::destroyForcibly);
+
+                Outcome run = running.get(2, TimeUnit.MINUTES);
+
+                assertThat(run.code).as(run.output).isEqualTo(1);
+                assertThat(run.output).containsPattern("(?m)^result:\\s+FAIL$")
+                        .containsPattern("(?m)^redis:\\s+deleted the demo's [1-9]\\d* keys \\(baton-demo:\\*\\)");
+                assertThat(redis.command("KEYS", "*").lines()).containsExactly("users:1");
+            } finally {
+                // Should the test fail half-way, the demo (which ignores interrupts) ends once its workers are gone.
+                workerProcesses().forEach(ProcessHandle::destroyForcibly);
+                executor.shutdownNow();
+            }
+        }
+        assertNoWorkerLeft();
+    }
+
+    @Test
+    void aRedisThatDoesNotAnswerEndsTheDemoWithExit3AndBatonsMessageBeforeAnyWorkerStarts() {
+        try (RedisServer redis = RedisServer.start()) {
+            redis.stop(); // the kit keeps its port reserved, so nothing else listens there
+
+            Outcome run = Outcome.of("--redis", redis.uri());
+
+            assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE).isEqualTo(3);
+            assertThat(run.output)
+                    .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
+                            + " could not be reached$")
+                    .contains("No worker was started.")
+                    .doesNotContain("workers:", "Exception", "\tat ", "result:");
+        }
+        assertNoWorkerLeft();
+    }
+
+    @Test
+    void refusedCredentialsEndTheDemoWithExit3WithoutShowingThePassword() {
+        try (RedisServer redis = RedisServer.start(List.of("--requirepass", "the-right-one"))) {
+            String uri = "redis://not-the-password@127.0.0.1:" + redis.port();
+
+            Outcome run = Outcome.of("--redis", uri);
+
+            assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE);
+            assertThat(run.output)
+                    .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
+                            + " refused the credentials in the URI$")
+                    .doesNotContain("not-the-password", "the-right-one", "workers:", "Exception", "\tat ");
         }
         assertNoWorkerLeft();
     }
@@ -98,7 +165,8 @@ class DemoIT {
         Outcome run = Outcome.of("--help");
 
         assertThat(run.code).isZero();
-        assertThat(run.output).startsWith("Usage:").contains("--workers N", "--acquisitions M", "--redis URI");
+        assertThat(run.output).startsWith("Usage:").contains("--workers N", "--acquisitions M", "--redis URI")
+                .contains("and deletes all of them", "3 Redis did not answer or refused the demo");
     }
 
     private static void assertNoWorkerLeft() {
@@ -109,6 +177,11 @@ class DemoIT {
         return ProcessHandle.current().descendants()
                 .filter(p -> p.info().commandLine().orElse("").contains(DemoWorker.class.getName()))
                 .toList();
+    }
+
+    private static long counter(RedisServer redis) {
+        String value = redis.command("GET", FencedCounter.KEY_PREFIX + "counter");
+        return value == null ? 0 : Long.parseLong(value);
     }
 
     private static boolean accepts(int port) {

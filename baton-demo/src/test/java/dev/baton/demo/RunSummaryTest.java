@@ -30,6 +30,31 @@ class RunSummaryTest {
     }
 
     @Test
+    void theSummarySaysInOneLineWhyTokensAreLarge() {
+        RunSummary summary = summary(List.of(completed(1, 10, 30), completed(2, 20, 60)), 6,
+                List.of(10L, 20L, 30L, 40L, 50L, 60L));
+
+        // The reason in lock-acquire.lua: the Redis clock in the token is what lets the counter key expire.
+        assertThat(print(summary).lines().filter(line -> line.startsWith("why so large:"))).singleElement()
+                .isEqualTo("why so large:   a token is max(last token + 1, the Redis clock in microseconds), so a"
+                        + " lock's counter may expire after a day unused and tokens still keep increasing");
+    }
+
+    @Test
+    void warningsOfAWorkerThatCompletedAreShown() {
+        RunSummary.WorkerOutcome warned = new RunSummary.WorkerOutcome(2,
+                Optional.of(new WorkerReport(3, 20, 60, 0)), 3, OptionalInt.of(0),
+                List.of("12:00:01.250 WARN dev.baton.internal.Watchdog - renewal failed"));
+        RunSummary summary = summary(List.of(completed(1, 10, 30), warned), 6, List.of(10L, 20L, 30L, 40L, 50L, 60L));
+
+        String text = print(summary);
+
+        assertThat(summary.passed()).isTrue();
+        assertThat(text).contains("worker 2 completed; last output:\n"
+                + "    12:00:01.250 WARN dev.baton.internal.Watchdog - renewal failed\n").doesNotContain("worker 1 ");
+    }
+
+    @Test
     void aLostIncrementFailsTheRun() {
         RunSummary summary = summary(List.of(completed(1, 10, 30), completed(2, 20, 60)), 5,
                 List.of(10L, 20L, 30L, 40L, 50L, 60L));
