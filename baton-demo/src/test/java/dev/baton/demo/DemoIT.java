@@ -125,7 +125,7 @@ class DemoIT {
             assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE);
             assertThat(run.output)
                     .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
-                            + " refused the credentials in the URI$")
+                            + " refused the credentials: wrong user name or password, or the user is disabled$")
                     .doesNotContain("not-the-password", "the-right-one", "workers:", "Exception", "\tat ");
         }
         assertNoWorkerLeft();
