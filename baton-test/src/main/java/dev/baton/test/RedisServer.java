@@ -40,6 +40,16 @@ import java.util.stream.Stream;
  *   <li>The process' stdout/stderr go to {@code redis.log}, never to a pipe that could fill up and block it.</li>
  * </ul>
  *
+ * <p>Password-protected servers: if the extra options set {@code --requirepass <password>}, the kit authenticates
+ * each of its own connections (the readiness probe, {@link #command}, {@link #stop()}) as the default user with that
+ * password, so the server keeps every guarantee above and can still be administered, while any other client must
+ * authenticate. That is the usual way to test code that logs in as an ACL user: protect the default user, create
+ * the user with {@code --user} options or {@code command("ACL", "SETUSER", ...)}, and give the code under test a URI
+ * with that user's credentials. The kit keeps using the password given at start, also after {@link #restart()}; if
+ * the default user is disabled or its password changed (by options or commands), the server still starts (its
+ * identity is then not checked), but {@link #command} and a graceful {@link #stop()} fail with Redis' refusal
+ * ({@code stop()} then falls back to signals).
+ *
  * <p>Failure behaviour: a server that does not come up within 10 s fails with an {@link IllegalStateException}
  * carrying the tail of its log; the process is killed first. Lifecycle operations are synchronized per server and
  * throw {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill}
@@ -65,6 +75,8 @@ public final class RedisServer implements AutoCloseable {
 
     private final RedisBinary binary;
     private final List<String> extraArgs;
+    /** The default user's password from {@code --requirepass}, for the kit's own connections; null if none. */
+    private final String password;
     private final Path dir;
     private final Path logFile;
     private final int port;
@@ -76,6 +88,7 @@ public final class RedisServer implements AutoCloseable {
     private RedisServer(RedisBinary binary, List<String> extraArgs, Path dir, int port) {
         this.binary = binary;
         this.extraArgs = extraArgs;
+        this.password = requiredPassword(extraArgs);
         this.dir = dir;
         this.logFile = dir.resolve("redis.log");
         this.port = port;
@@ -93,7 +106,10 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server with additional {@code redis-server} options, e.g. {@code List.of("--maxmemory", "10mb")}.
      * They follow the kit's own options, so they may override e.g. {@code --appendonly}; {@code --port},
-     * {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected.
+     * {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected. With
+     * {@code --requirepass <password>} the kit authenticates its own connections with that password (see the class
+     * documentation), e.g. {@code List.of("--requirepass", "admin-pw", "--user", "app", "on", ">app-pw", "~app:*",
+     * "+get")} for a server that only authenticated clients can use, with an ACL user {@code app}.
      *
      * @throws IllegalArgumentException if a reserved option is given
      * @throws IllegalStateException    if no binary is found or the server does not come up
@@ -180,9 +196,11 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Sends one command over a fresh socket (2 s connect and read timeout) and renders the reply as text: simple and
      * bulk strings as is, integers in decimal, nil as {@code null}, arrays as their elements joined with {@code "\n"}
-     * (nested arrays flattened, nil elements as empty lines).
+     * (nested arrays flattened, nil elements as empty lines). On a server started with {@code --requirepass}, the
+     * socket is first authenticated as the default user, so the command runs with that user's permissions.
      *
-     * @throws IllegalStateException if the reply (or an element of it) is a Redis error; the message is Redis' own
+     * @throws IllegalStateException if the reply (or an element of it) is a Redis error, or authentication is
+     *                               refused; the message is Redis' own
      * @throws UncheckedIOException  if the server cannot be reached or does not reply in time (e.g. it is killed or
      *                               paused); the cause is the original {@link IOException}
      */
@@ -191,7 +209,7 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalArgumentException("no command given");
         }
         try {
-            return Resp.render(Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, args));
+            return Resp.render(Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, password, args));
         } catch (IOException e) {
             throw new UncheckedIOException(args[0] + " to " + HOST + ":" + port + " failed: " + e, e);
         }
@@ -213,7 +231,7 @@ public final class RedisServer implements AutoCloseable {
             resume(); // a stopped process cannot act on SHUTDOWN, and SIGTERM would stay pending
         }
         try {
-            Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, "SHUTDOWN", "NOSAVE");
+            Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, password, "SHUTDOWN", "NOSAVE");
         } catch (IOException | IllegalStateException e) {
             // The normal outcome is EOF (the server exits without replying); anything else falls through to SIGTERM.
         }
@@ -451,10 +469,10 @@ public final class RedisServer implements AutoCloseable {
     /** PONG alone is not enough: after a port race it could come from someone else's server. */
     private boolean answersAsOurs(Process p) {
         try {
-            if (!"PONG".equals(Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, "PING"))) {
+            if (!"PONG".equals(Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, password, "PING"))) {
                 return false;
             }
-            Object info = Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, "INFO", "server");
+            Object info = Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, password, "INFO", "server");
             long reported = parseProcessId(String.valueOf(info));
             if (reported == p.pid()) {
                 return true;
@@ -466,11 +484,28 @@ public final class RedisServer implements AutoCloseable {
             }
             return false; // another server on our port; ours will exit with "Address already in use"
         } catch (Resp.ErrorReply e) {
-            // An authenticating server (--requirepass) is up, but cannot prove its identity to an anonymous client.
-            return e.getMessage().startsWith("NOAUTH") && p.isAlive();
+            // A server that refuses the kit (default user disabled or with another password, or not allowed PING or
+            // INFO) is up, but cannot prove its identity to the kit.
+            String refusal = e.getMessage();
+            return (refusal.startsWith("NOAUTH") || refusal.startsWith("WRONGPASS") || refusal.startsWith("NOPERM"))
+                    && p.isAlive();
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * The value of the last {@code --requirepass} option, as redis-server applies options in order; null if there is
+     * none or it is empty (an empty {@code requirepass} means no password).
+     */
+    private static String requiredPassword(List<String> args) {
+        String found = null;
+        for (int i = 0; i + 1 < args.size(); i++) {
+            if (args.get(i).equalsIgnoreCase("--requirepass")) {
+                found = args.get(i + 1);
+            }
+        }
+        return found == null || found.isEmpty() ? null : found;
     }
 
     private static long parseProcessId(String info) {

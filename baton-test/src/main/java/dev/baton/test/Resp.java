@@ -32,15 +32,19 @@ final class Resp {
     }
 
     /**
-     * Connects, sends {@code args} as one command, reads one reply.
+     * Connects, authenticates if a password is given, sends {@code args} as one command, reads one reply.
      *
+     * @param password the default user's password, sent as {@code AUTH <password>} on the same connection before
+     *                 the command; null for none
      * @return a {@code String} (simple or bulk string), {@code Long} (integer), {@code null} (nil) or a
      *         {@code List<Object>} of these (array)
-     * @throws ErrorReply   if the reply, or any element of it, is an error
+     * @throws ErrorReply   if the reply, or any element of it, is an error; or if {@code AUTH} is refused (the
+     *                      command is then not sent)
      * @throws IOException  if connecting, writing or reading fails or exceeds {@code timeoutMillis}; an
      *                      {@link EOFException} means the server closed the connection without replying
      */
-    static Object call(String host, int port, int timeoutMillis, String... args) throws IOException {
+    static Object call(String host, int port, int timeoutMillis, String password, String... args)
+            throws IOException {
         if (args.length == 0) {
             throw new IllegalArgumentException("no command given");
         }
@@ -49,9 +53,16 @@ final class Resp {
             socket.setSoTimeout(timeoutMillis);
             socket.setTcpNoDelay(true);
             OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+            InputStream in = new BufferedInputStream(socket.getInputStream());
+            if (password != null) {
+                // Not pipelined with the command: a refused AUTH must not let the command run as someone else.
+                out.write(encode("AUTH", password));
+                out.flush();
+                read(in);
+            }
             out.write(encode(args));
             out.flush();
-            return read(new BufferedInputStream(socket.getInputStream()));
+            return read(in);
         }
     }
 

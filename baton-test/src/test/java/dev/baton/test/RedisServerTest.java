@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class RedisServerTest {
 
@@ -99,6 +101,63 @@ class RedisServerTest {
             server.kill();
             server.restart();
             assertThat(server.command("PING")).isEqualTo("PONG");
+        }
+    }
+
+    /** A password-protected server keeps the kit's guarantees: pid check, commands, graceful stop, restart. */
+    @ParameterizedTest
+    @ValueSource(strings = {"located", "embedded"})
+    void aServerWithRequirepassIsAdministeredWithThatPassword(String which) throws IOException {
+        RedisBinary binary = which.equals("embedded")
+                ? RedisBinary.locate(Map.of(RedisBinary.ENV_VAR, RedisBinary.EMBEDDED_WORD)) : RedisBinary.locate();
+        try (RedisServer server = RedisServer.start(binary, List.of("--requirepass", "kit-admin-pw"))) {
+            assertThat(server.command("PING")).isEqualTo("PONG");
+            assertThat(server.command("ACL", "WHOAMI")).isEqualTo("default");
+            assertThat(server.command("INFO", "server")).contains("process_id:" + server.pid());
+            assertThatThrownBy(() -> Resp.call(server.host(), server.port(), 2_000, null, "PING"))
+                    .as("anyone else must authenticate").hasMessageStartingWith("NOAUTH");
+            assertThat(server.command("ACL", "SETUSER", "app", "on", ">app-pw", "~app:*", "+get")).isEqualTo("OK");
+            assertThat(server.command("ACL", "LIST")).contains("user app on");
+            Path log = dirOf(server).resolve("redis.log");
+
+            server.stop();
+
+            assertThat(log).content().as("stopped by an authenticated SHUTDOWN, not by a signal")
+                    .contains("User requested shutdown");
+            server.restart();
+            assertThat(server.command("GET", "k")).isNull();
+            assertThatThrownBy(() -> Resp.call(server.host(), server.port(), 2_000, null, "PING"))
+                    .hasMessageStartingWith("NOAUTH");
+        }
+    }
+
+    @Test
+    void aServerThatRefusesTheKitStillStartsStopsAndRestarts() {
+        // Default user disabled: the kit's anonymous probe gets NOAUTH, its AUTH with the known password WRONGPASS.
+        List<List<String>> configurations = List.of(
+                List.of("--user", "default", "off", "--user", "ops", "on", ">ops-pw", "~*", "&*", "+@all"),
+                List.of("--requirepass", "kit-admin-pw", "--user", "default", "off"));
+        for (List<String> args : configurations) {
+            try (RedisServer server = RedisServer.start(args)) {
+                assertThat(server.isRunning()).as("%s", args).isTrue();
+                assertThatThrownBy(() -> server.command("PING")).isInstanceOf(IllegalStateException.class)
+                        .hasMessageMatching("(NOAUTH|WRONGPASS).*");
+                long pid = server.pid();
+                server.stop(); // SHUTDOWN is refused too: falls back to SIGTERM
+                assertThat(alive(pid)).isFalse();
+                server.restart();
+                assertThat(server.isRunning()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void aRefusedAuthSendsNoCommand() throws IOException {
+        try (RedisServer server = RedisServer.start()) {
+            // The default user has no password here, so Redis refuses "AUTH <password>"; the SET must not follow.
+            assertThatThrownBy(() -> Resp.call(server.host(), server.port(), 2_000, "not-the-password", "SET", "k", "v"))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("AUTH");
+            assertThat(server.command("GET", "k")).isNull();
         }
     }
 
