@@ -299,7 +299,8 @@ final class RedisGateway implements AutoCloseable {
             return new BatonException(at + " has no password set for its default user, but a password was given: "
                     + "drop it, or give the name of an ACL user that has one", e);
         }
-        if (reply.startsWith("NOPERM")) {
+        if (reply.startsWith("NOPERM") || reply.contains("can't run this command or subcommand")
+                || reply.contains("can't publish to the channel") || reply.contains("No permissions to access")) {
             return new BatonException(at + " refused a command for lack of permission (" + reply + "): the Redis "
                     + "user needs the ACL rule in docs/acl.md", e);
         }
