@@ -39,7 +39,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * refusal per thread and millisecond; {@link RefusalJudge} then takes the most lenient reading of the intervals and
  * asks whether the limit could have been reached at some moment of the refusal's interval. A stalled machine widens
  * intervals, which only makes that reading more lenient; it never condemns a correct limiter. A limiter that
- * refuses with room to spare is caught wherever its refusal's interval is narrower than the room it left.
+ * refuses with room to spare is caught when the room outlasts that uncertainty: the refusal's own interval, and the
+ * admissions in flight with it, which the reading counts as if they had come first. A request that got no answer
+ * (a timeout on a stalled machine) counts as admitted at any moment after it was sent.
  *
  * <p>Half the worker threads share a limiter object, which repeats a refusal it knows of without asking Redis
  * ({@code KnownRefusal}); those refusals are judged too. They hold for the same reason the limiter may give them:
@@ -48,7 +50,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link RefusalJudge}.
  *
  * <p>There is no check that the run refused anything: how much was asked depends on the machine's speed. The
- * printed line tells how many refusals were judged, and how close the closest came to unjustified.
+ * printed line tells how many refusals were judged, and how close the closest came to unjustified. What is checked
+ * is that the workers' reports match their counts, so that a report that lost its data cannot pass for a clean
+ * run, and that Redis's clock reads between two readings of this JVM's, the premise of the judgement.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RateLimiterAccuracyIT {

@@ -21,10 +21,11 @@ import java.util.List;
  * <p>Every decision is timed: {@link #wallMicros()} just before the call and just after the answer, so the moment
  * the script read Redis's clock lies in between. {@code ADMISSIONS} and {@code REFUSED} are {@link Intervals} in
  * text form. {@code ADMISSIONS} holds every admission, and every request of unknown outcome ({@code UNKNOWN} of
- * them, as open intervals): one that timed out may still have been admitted. {@code REFUSED} holds, of each
- * thread's refusals sent within one millisecond, only the one with the narrowest interval. A thread sharing a
- * limiter object answers millions of known refusals a second; any subset of the refusals is still a fair sample to
- * judge, and the narrowest interval of each millisecond is the one that says most.
+ * them, as open intervals): one that got no answer may still have been admitted; the thread that sent it stops.
+ * {@code REFUSED} holds, of each thread's refusals sent within one millisecond, only the one with the narrowest
+ * interval. A thread sharing a limiter object answers millions of known refusals a second; any subset of the
+ * refusals is still a fair sample to judge, and the narrowest interval of each millisecond is the one that says
+ * most.
  */
 public final class RateLimitWorker {
     private RateLimitWorker() {
@@ -89,9 +90,13 @@ public final class RateLimitWorker {
                     try {
                         allowed = limiter.tryAcquire().allowed();
                     } catch (BatonUnavailableException e) {
-                        // Timed out on a machine too busy to answer within the command timeout: Redis may still run it.
+                        // No answer within the command timeout, or the connection is down. Redis may still run a
+                        // request it was sent, so it counts as a possible admission from now on. The thread stops:
+                        // each such request makes the judgement more lenient for the rest of the run, and a lost
+                        // connection would otherwise add one per turn of this loop.
                         recorder.unknown(sent);
-                        continue;
+                        System.err.println("worker thread stops after " + e);
+                        break;
                     }
                     long received = wallMicros();
                     if (allowed) {
