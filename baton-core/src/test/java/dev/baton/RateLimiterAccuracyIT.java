@@ -36,7 +36,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * ({@code CLOCK_REALTIME}) on one machine, both truncated to microseconds here. Each worker reads it just before a
  * {@code tryAcquire()} and just after the answer, so the moment the script read its clock lies in
  * {@code [sent, received]} ({@link RateLimitWorker}). The workers report every admission's interval, and one
- * refusal per thread and millisecond; {@link RefusalJudge} then takes the most lenient reading of the intervals and
+ * refusal per thread and millisecond, the one with the narrowest interval: any subset of the real refusals, each
+ * judged on its own interval, is a fair sample (tens of millions would not fit through a pipe), and the narrowest
+ * is the hardest to excuse. {@link RefusalJudge} then takes the most lenient reading of the intervals and
  * asks whether the limit could have been reached at some moment of the refusal's interval. A stalled machine widens
  * intervals, which only makes that reading more lenient; it never condemns a correct limiter. A limiter that
  * refuses with room to spare is caught when the room outlasts that uncertainty: the refusal's own interval, and the
