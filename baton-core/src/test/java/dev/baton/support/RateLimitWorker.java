@@ -1,6 +1,7 @@
 package dev.baton.support;
 
 import dev.baton.Baton;
+import dev.baton.BatonConfig;
 import dev.baton.BatonUnavailableException;
 import dev.baton.RateLimit;
 import dev.baton.RateLimiter;
@@ -43,7 +44,11 @@ public final class RateLimitWorker {
 
     public static void main(String[] args) throws Exception {
         int threads = Integer.parseInt(args[1]);
-        try (Baton baton = Baton.connect(args[0])) {
+        // The test judges what the limiter decides, not how fast: generous timeouts, so that a loaded machine
+        // slows the decisions down instead of turning them into failures.
+        BatonConfig config = BatonConfig.builder().uri(args[0]).commandTimeout(Duration.ofSeconds(10))
+                .rateLimitTimeout(Duration.ofSeconds(10)).build();
+        try (Baton baton = Baton.connect(config)) {
             // Load and compile the decision path before the clock starts, on a limiter nobody measures.
             RateLimiter warmUp = baton.rateLimiter("warm-up", RateLimit.of(1, Duration.ofSeconds(1)));
             for (int i = 0; i < 2_000; i++) {
