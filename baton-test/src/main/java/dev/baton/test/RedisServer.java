@@ -41,9 +41,12 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <p>Failure behaviour: a server that does not come up within 10 s fails with an {@link IllegalStateException}
- * carrying the tail of its log; the process is killed first. Lifecycle operations are synchronized per server and
- * throw {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill}
- * and {@code close}). Requires a POSIX system ({@code kill} is used for SIGSTOP/SIGCONT).
+ * carrying the tail of its log; the process is killed first. Lifecycle operations throw
+ * {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill} and
+ * {@code close}). Requires a POSIX system ({@code kill} is used for SIGSTOP/SIGCONT).
+ *
+ * <p>Thread-safe: lifecycle operations are synchronized per server, so a test may kill or pause a server while other
+ * threads use it; {@link #command} opens a socket of its own for every call.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -84,6 +87,7 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server with the binary found by {@link RedisBinary#locate()} on a free port.
      *
+     * @return the running server, answering {@code PING}
      * @throws IllegalStateException if no binary is found or the server does not come up
      */
     public static RedisServer start() {
@@ -95,6 +99,8 @@ public final class RedisServer implements AutoCloseable {
      * They follow the kit's own options, so they may override e.g. {@code --appendonly}; {@code --port},
      * {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected.
      *
+     * @param extraArgs options and their values, one list element each (an empty string is an empty argument)
+     * @return the running server, answering {@code PING}
      * @throws IllegalArgumentException if a reserved option is given
      * @throws IllegalStateException    if no binary is found or the server does not come up
      */
@@ -105,6 +111,9 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server from {@code binary} with additional options (see {@link #start(List)}).
      *
+     * @param binary    the {@code redis-server} to run
+     * @param extraArgs options and their values, as for {@link #start(List)}
+     * @return the running server, answering {@code PING}
      * @throws IllegalArgumentException if a reserved option is given
      * @throws IllegalStateException    if the server does not come up within 10 s, or no free port could be bound
      *                                  in 5 attempts
@@ -146,32 +155,56 @@ public final class RedisServer implements AutoCloseable {
                 + " attempts", lastPortFailure);
     }
 
-    /** Always {@code "127.0.0.1"}. */
+    /**
+     * The address the server listens on.
+     *
+     * @return always {@code "127.0.0.1"}
+     */
     public String host() {
         return HOST;
     }
 
-    /** The port, fixed for the lifetime of this object (also across {@link #restart()}). */
+    /**
+     * The port, fixed for the lifetime of this object (also across {@link #restart()}).
+     *
+     * @return the TCP port
+     */
     public int port() {
         return port;
     }
 
-    /** {@code redis://127.0.0.1:<port>}. */
+    /**
+     * The URI a Redis client connects with.
+     *
+     * @return {@code redis://127.0.0.1:<port>}
+     */
     public String uri() {
         return "redis://" + HOST + ":" + port;
     }
 
-    /** Pid of the current (or, if it has exited, the most recent) process; changes on {@link #restart()}. */
+    /**
+     * Pid of the current (or, if it has exited, the most recent) process; changes on {@link #restart()}.
+     *
+     * @return the process id
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** The binary this server runs. */
+    /**
+     * The binary this server runs.
+     *
+     * @return the binary
+     */
     public RedisBinary binary() {
         return binary;
     }
 
-    /** Whether the process is alive; a {@linkplain #pause() paused} process counts as running. */
+    /**
+     * Whether the process is alive; a {@linkplain #pause() paused} process counts as running.
+     *
+     * @return true while the process exists
+     */
     public boolean isRunning() {
         Process p = process;
         return p != null && p.isAlive();
@@ -182,6 +215,9 @@ public final class RedisServer implements AutoCloseable {
      * bulk strings as is, integers in decimal, nil as {@code null}, arrays as their elements joined with {@code "\n"}
      * (nested arrays flattened, nil elements as empty lines).
      *
+     * @param args the command and its arguments, e.g. {@code "SET", "k", "v"}
+     * @return the reply as text, or null for a nil reply
+     * @throws IllegalArgumentException if no argument is given
      * @throws IllegalStateException if the reply (or an element of it) is a Redis error; the message is Redis' own
      * @throws UncheckedIOException  if the server cannot be reached or does not reply in time (e.g. it is killed or
      *                               paused); the cause is the original {@link IOException}
