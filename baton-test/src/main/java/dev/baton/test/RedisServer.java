@@ -41,12 +41,12 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <p>Failure behaviour: a server that does not come up within 10 s fails with an {@link IllegalStateException}
- * carrying the tail of its log; the process is killed first. Lifecycle operations throw
- * {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill} and
- * {@code close}). Requires a POSIX system ({@code kill} is used for SIGSTOP/SIGCONT).
+ * carrying the tail of its log; the process is killed first. Lifecycle operations are synchronized per server and
+ * throw {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill}
+ * and {@code close}). Requires a POSIX system ({@code kill} is used for SIGSTOP/SIGCONT).
  *
- * <p>Thread-safe: lifecycle operations are synchronized per server, so a test may kill or pause a server while other
- * threads use it; {@link #command} opens a socket of its own for every call.
+ * <p>Thread-safe: a test may kill or pause a server while other threads use it, and {@link #command} opens a socket
+ * of its own for every call.
  */
 public final class RedisServer implements AutoCloseable {
 
