@@ -41,6 +41,7 @@ public final class Baton implements AutoCloseable {
      * Connects with default settings.
      *
      * @param redisUri {@code redis://[user:pass@]host:port[/db]} or {@code rediss://...}
+     * @return a connected Baton; close it when done
      * @throws IllegalArgumentException if the URI is malformed
      * @throws BatonUnavailableException if Redis cannot be reached within the default command timeout
      */
@@ -52,6 +53,8 @@ public final class Baton implements AutoCloseable {
     /**
      * Connects with the given settings.
      *
+     * @param config the settings
+     * @return a connected Baton; close it when done
      * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#commandTimeout()}
      */
     public static Baton connect(BatonConfig config) {
@@ -64,6 +67,7 @@ public final class Baton implements AutoCloseable {
      * interchangeable (a thread holding the lock through one holds it through all).
      *
      * @param name 1 to 1024 bytes of UTF-8, not blank
+     * @return the lock
      * @throws IllegalArgumentException if the name is blank or too long
      */
     public DistributedLock lock(String name) {
@@ -78,6 +82,7 @@ public final class Baton implements AutoCloseable {
      *
      * @param name   1 to 1024 bytes of UTF-8, not blank; a namespace of its own, apart from lock names
      * @param limits at least one
+     * @return the rate limiter
      * @throws IllegalArgumentException if the name is blank or too long, or no limit is given
      */
     public RateLimiter rateLimiter(String name, RateLimit... limits) {
@@ -88,18 +93,28 @@ public final class Baton implements AutoCloseable {
      * Who holds the lock right now, how often, for how much longer, and the last fencing token: one atomic Redis read,
      * meant for operators and diagnostics.
      *
+     * @param name the lock name
+     * @return the lock's state at the instant Redis ran the read
      * @throws BatonUnavailableException if Redis is unreachable
      */
     public LockInfo inspect(String name) {
         return engine.inspect(name);
     }
 
-    /** Random id of this instance; it appears in {@link LockInfo.Holder#batonInstance()}. */
+    /**
+     * Random id of this instance; it appears in {@link LockInfo.Holder#batonInstance()}.
+     *
+     * @return the id
+     */
     public String instanceId() {
         return engine.instanceId();
     }
 
-    /** The settings this Baton runs with (credentials redacted in its {@code toString()}). */
+    /**
+     * The settings this Baton runs with (credentials redacted in its {@code toString()}).
+     *
+     * @return the settings
+     */
     public BatonConfig config() {
         return config;
     }

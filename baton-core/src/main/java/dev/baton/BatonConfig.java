@@ -48,7 +48,11 @@ public final class BatonConfig {
     /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
     private static final Duration DEFAULT_RATE_LIMIT_TIMEOUT = Duration.ofMillis(500);
 
-    /** A builder with every default set; only {@link Builder#uri(String)} is required. */
+    /**
+     * A builder with every default set; only {@link Builder#uri(String)} is required.
+     *
+     * @return a new builder
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -96,17 +100,29 @@ public final class BatonConfig {
         return rateLimitTimeout;
     }
 
-    /** Prefix of every key and channel Baton uses (default {@code "baton"}). */
+    /**
+     * Prefix of every key and channel Baton uses (default {@code "baton"}).
+     *
+     * @return the namespace
+     */
     public String namespace() {
         return namespace;
     }
 
-    /** Lease of a lock acquired without an explicit lease (default 30 s); renewed every third of it while held. */
+    /**
+     * Lease of a lock acquired without an explicit lease (default 30 s); renewed every third of it while held.
+     *
+     * @return the watchdog lease
+     */
     public Duration watchdogLease() {
         return watchdogLease;
     }
 
-    /** Longest time any call waits for Redis to answer (default 3 s), apart from a wait the caller asked for. */
+    /**
+     * Longest time any call waits for Redis to answer (default 3 s), apart from a wait the caller asked for.
+     *
+     * @return the command timeout
+     */
     public Duration commandTimeout() {
         return commandTimeout;
     }
@@ -114,6 +130,8 @@ public final class BatonConfig {
     /**
      * Longest time a waiter sleeps before checking the lock again even without a release notification (default 1 s).
      * It bounds what a lost pub/sub message can cost.
+     *
+     * @return the recheck interval
      */
     public Duration recheckInterval() {
         return recheckInterval;
@@ -122,6 +140,8 @@ public final class BatonConfig {
     /**
      * How long the last fencing token of an unused lock name is kept in Redis (default 1 day). Tokens stay strictly
      * increasing as long as the Redis server clock does not step back by more than this; see docs/fencing-tokens.md.
+     *
+     * @return the fencing token retention
      */
     public Duration fencingTokenRetention() {
         return fencingTokenRetention;
@@ -132,6 +152,8 @@ public final class BatonConfig {
      * Baton that waits for it (default 8; 0 turns it off). A handoff takes one Redis round trip instead of a release,
      * a notification and a new acquisition, and the lock is never free in between; after this many, the lock is
      * released to everyone, so threads of other processes get their turn.
+     *
+     * @return the local handoff limit
      */
     public int localHandoffLimit() {
         return localHandoffLimit;
@@ -229,37 +251,67 @@ public final class BatonConfig {
             return this;
         }
 
-        /** See {@link BatonConfig#namespace()}; non-blank, without braces. */
+        /**
+         * See {@link BatonConfig#namespace()}; non-blank, without braces.
+         *
+         * @param namespace the key prefix
+         * @return this builder
+         */
         public Builder namespace(String namespace) {
             this.namespace = Objects.requireNonNull(namespace, "namespace");
             return this;
         }
 
-        /** See {@link BatonConfig#watchdogLease()}; positive. */
+        /**
+         * See {@link BatonConfig#watchdogLease()}; positive.
+         *
+         * @param watchdogLease the lease of locks acquired without an explicit one
+         * @return this builder
+         */
         public Builder watchdogLease(Duration watchdogLease) {
             this.watchdogLease = Objects.requireNonNull(watchdogLease, "watchdogLease");
             return this;
         }
 
-        /** See {@link BatonConfig#commandTimeout()}; positive. */
+        /**
+         * See {@link BatonConfig#commandTimeout()}; positive.
+         *
+         * @param commandTimeout the longest any call waits for Redis
+         * @return this builder
+         */
         public Builder commandTimeout(Duration commandTimeout) {
             this.commandTimeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
             return this;
         }
 
-        /** See {@link BatonConfig#recheckInterval()}; positive. */
+        /**
+         * See {@link BatonConfig#recheckInterval()}; positive.
+         *
+         * @param recheckInterval the longest a waiter sleeps without a notification
+         * @return this builder
+         */
         public Builder recheckInterval(Duration recheckInterval) {
             this.recheckInterval = Objects.requireNonNull(recheckInterval, "recheckInterval");
             return this;
         }
 
-        /** See {@link BatonConfig#fencingTokenRetention()}; not shorter than the watchdog lease. */
+        /**
+         * See {@link BatonConfig#fencingTokenRetention()}; not shorter than the watchdog lease.
+         *
+         * @param fencingTokenRetention how long the last token of an unused lock name is kept
+         * @return this builder
+         */
         public Builder fencingTokenRetention(Duration fencingTokenRetention) {
             this.fencingTokenRetention = Objects.requireNonNull(fencingTokenRetention, "fencingTokenRetention");
             return this;
         }
 
-        /** See {@link BatonConfig#localHandoffLimit()}; 0 turns local handoffs off. */
+        /**
+         * See {@link BatonConfig#localHandoffLimit()}; 0 turns local handoffs off.
+         *
+         * @param localHandoffLimit the most local handoffs in a row
+         * @return this builder
+         */
         public Builder localHandoffLimit(int localHandoffLimit) {
             this.localHandoffLimit = localHandoffLimit;
             return this;

@@ -12,6 +12,12 @@ package dev.baton;
 public class BatonUnavailableException extends BatonException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message what failed, naming the endpoint (host and port) and never credentials
+     * @param cause   the client's failure (a timeout, a refused connection...), or null if none is known
+     */
     public BatonUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }

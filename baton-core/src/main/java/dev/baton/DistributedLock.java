@@ -20,13 +20,21 @@ import java.util.concurrent.locks.Lock;
  *       {@code acquire} waits like any other contender).</li>
  * </ul>
  *
+ * <h2>Threads</h2>
+ * Lock objects are thread-safe: one object may be shared by every thread of the application, and objects of the same
+ * name from the same {@link Baton} are interchangeable. What is not shared is ownership: for the thread-owned methods
+ * it is per thread (a thread holds the lock, or does not, whichever lock object it uses), and for {@link #acquire}
+ * and its siblings it is per {@link Lease}.
+ *
  * <h2>Leases</h2>
  * Every acquisition has a lease, so a crashed owner blocks others for at most one lease. Without an explicit lease,
  * the {@link BatonConfig#watchdogLease() watchdog lease} applies and is renewed every third of it while held. With an
- * explicit lease there is no renewal: the lock expires after it. When the lock is lost while held (it expired, was
- * {@link #forceUnlock() force-unlocked}, or Redis lost it in a restart), the owner is told: {@link Lease#lost()}
- * completes, {@link Lease#isValid()} turns false, and the next {@code unlock()}/{@code release()} throws
- * {@link IllegalMonitorStateException}.
+ * explicit lease there is no renewal: the lock expires after it. An explicit lease must be at least 1 ms (the
+ * resolution of Redis expiry) and at most 53375 days (about 146 years, so that no deadline arithmetic can overflow);
+ * any other is rejected with an {@link IllegalArgumentException} that names the bound. When the lock is lost while
+ * held (it expired, was {@link #forceUnlock() force-unlocked}, or Redis lost it in a restart), the owner is told:
+ * {@link Lease#lost()} completes, {@link Lease#isValid()} turns false, and the next {@code unlock()}/{@code release()}
+ * throws {@link IllegalMonitorStateException}.
  *
  * <h2>Fencing tokens</h2>
  * Each acquisition (not re-entry) gets a token strictly greater than every token issued before for this name, even
@@ -40,6 +48,10 @@ import java.util.concurrent.locks.Lock;
  * {@link IllegalStateException} once the {@link Baton} is closed. Redis replication is asynchronous: a failover can
  * lose a freshly acquired lock, and fencing tokens are what protects the resource in that case.
  *
+ * <p>A waiting call that declares {@link InterruptedException} abandons the attempt when its thread is interrupted
+ * and leaves nothing behind: no lock, no subscription, no renewal. If the lock was granted at the very moment of the
+ * interrupt, the call succeeds instead, with the lock held and the thread's interrupt status set again.
+ *
  * <p>Waiting is not fair: a waiter is woken by a release notification and races any newcomer. A lost notification
  * delays a waiter by at most {@link BatonConfig#recheckInterval()}. Between threads of one {@link Baton}, a released
  * lock may go straight to a waiting thread (one Redis round trip, never free in between), at most
@@ -47,35 +59,61 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock extends Lock {
 
-    /** The lock name, as given to {@link Baton#lock(String)}. */
+    /**
+     * The lock name, as given to {@link Baton#lock(String)}.
+     *
+     * @return the name
+     */
     String name();
 
     /**
      * Acquires the lock for the current thread with a watchdog lease, waiting as long as it takes. Not interruptible:
      * an interrupt is remembered and re-asserted on return.
      *
-     * @throws BatonUnavailableException if Redis is unreachable
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     @Override
     void lock();
 
     /**
      * Acquires the lock for the current thread with a fixed {@code lease} and no watchdog, waiting as long as it
-     * takes. The lock expires {@code lease} after it was acquired unless released first.
+     * takes. The lock expires {@code lease} after it was acquired unless released first. Not interruptible, like
+     * {@link #lock()}.
      *
-     * @throws IllegalArgumentException if {@code lease} is not positive
+     * @param lease how long the lock is held unless released first: 1 ms to 53375 days
+     * @throws IllegalArgumentException if {@code lease} is out of that range
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     void lock(Duration lease);
 
-    /** Like {@link #lock()}, but gives up with {@link InterruptedException} when the thread is interrupted. */
+    /**
+     * Like {@link #lock()}, but gives up when the thread is interrupted.
+     *
+     * @throws InterruptedException if the thread is interrupted before or while waiting (nothing is left behind)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
+     */
     @Override
     void lockInterruptibly() throws InterruptedException;
 
-    /** One attempt, no waiting: true if the current thread now holds the lock (watchdog lease). */
+    /**
+     * One attempt, no waiting (watchdog lease). Like {@link java.util.concurrent.locks.ReentrantLock#tryLock()},
+     * not affected by interrupts.
+     *
+     * @return true if the current thread now holds the lock
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
+     */
     @Override
     boolean tryLock();
 
-    /** Like {@link #tryLock(Duration)}; a negative time counts as zero. */
+    /**
+     * Like {@link #tryLock(Duration)}.
+     *
+     * @param time the longest wait, in {@code unit}; a negative time counts as zero
+     * @param unit the unit of {@code time}
+     * @return true if the current thread now holds the lock
+     * @throws InterruptedException if the thread is interrupted while waiting (nothing is left behind)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
+     */
     @Override
     boolean tryLock(long time, TimeUnit unit) throws InterruptedException;
 
@@ -83,15 +121,23 @@ public interface DistributedLock extends Lock {
      * Waits at most {@code wait} for the lock (watchdog lease). Returns within about {@code wait} + 100 ms. A zero
      * wait makes exactly one attempt.
      *
+     * @param wait the longest wait
      * @return true if the current thread now holds the lock
      * @throws IllegalArgumentException if {@code wait} is negative
+     * @throws InterruptedException if the thread is interrupted while waiting (nothing is left behind)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     boolean tryLock(Duration wait) throws InterruptedException;
 
     /**
      * Waits at most {@code wait} for the lock, held with a fixed {@code lease} and no watchdog.
      *
-     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} not positive
+     * @param wait  the longest wait
+     * @param lease how long the lock is held unless released first: 1 ms to 53375 days
+     * @return true if the current thread now holds the lock
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} out of range
+     * @throws InterruptedException if the thread is interrupted while waiting (nothing is left behind)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     boolean tryLock(Duration wait, Duration lease) throws InterruptedException;
 
@@ -100,58 +146,84 @@ public interface DistributedLock extends Lock {
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock, or its lease was lost
      *         (the message says which)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout; if this was the last
+     *         hold, the thread no longer holds the lock, which expires in Redis with its lease
      */
     @Override
     void unlock();
 
-    /** Unsupported: a distributed lock cannot back a local condition. */
+    /**
+     * Unsupported: a distributed lock cannot back a local condition.
+     *
+     * @return never
+     * @throws UnsupportedOperationException always
+     */
     @Override
     Condition newCondition();
 
     /**
      * Acquires a handle-owned lease with a watchdog, waiting at most {@code wait}.
      *
+     * @param wait the longest wait; zero for a single attempt
+     * @return the lease, held until released, closed or lost
      * @throws LockTimeoutException if the wait ran out
      * @throws IllegalArgumentException if {@code wait} is negative
-     * @throws BatonUnavailableException if Redis is unreachable
-     * @throws InterruptedException if interrupted while waiting (no lock is left behind)
+     * @throws InterruptedException if the thread is interrupted while waiting (nothing is left behind)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     Lease acquire(Duration wait) throws InterruptedException;
 
     /**
      * Acquires a handle-owned lease with a fixed {@code lease} (no watchdog), waiting at most {@code wait}.
      *
+     * @param wait  the longest wait; zero for a single attempt
+     * @param lease how long the lock is held unless released first: 1 ms to 53375 days
      * @return the lease, or empty if the wait ran out
-     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} is not positive
-     * @throws BatonUnavailableException if Redis is unreachable
-     * @throws InterruptedException if interrupted while waiting (no lock is left behind)
+     * @throws IllegalArgumentException if {@code wait} is negative or {@code lease} out of range
+     * @throws InterruptedException if the thread is interrupted while waiting (nothing is left behind)
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException;
 
     /**
      * Asynchronous {@link #acquire(Duration)}: parks no thread while waiting. The future completes with the lease,
-     * or exceptionally with {@link LockTimeoutException} after {@code wait} or {@link BatonUnavailableException}.
-     * Cancelling the future abandons the attempt and leaves nothing behind.
+     * or exceptionally with {@link LockTimeoutException} after {@code wait} or {@link BatonUnavailableException} if
+     * Redis is unreachable within the command timeout. Cancelling the future abandons the attempt and leaves nothing
+     * behind.
+     *
+     * @param wait the longest wait; zero for a single attempt
+     * @return the future lease
+     * @throws IllegalArgumentException if {@code wait} is negative
      */
     CompletableFuture<Lease> acquireAsync(Duration wait);
 
     /**
      * Whether anyone holds the lock right now (one Redis call).
      *
-     * @throws BatonUnavailableException if Redis is unreachable
+     * @return true if the lock is held, by any process
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     boolean isLocked();
 
-    /** Whether the current thread holds the lock through the thread-owned methods (no Redis call). */
+    /**
+     * Whether the current thread holds the lock through the thread-owned methods (no Redis call).
+     *
+     * @return true if the current thread holds it, as far as this process knows
+     */
     boolean isHeldByCurrentThread();
 
-    /** The current thread's reentrant hold count, 0 if it does not hold the lock (no Redis call). */
+    /**
+     * The current thread's reentrant hold count (no Redis call).
+     *
+     * @return the hold count, 0 if the current thread does not hold the lock
+     */
     int holdCount();
 
     /**
-     * The fencing token of the current thread's hold.
+     * The fencing token of the current thread's hold (no Redis call).
      *
-     * @throws IllegalMonitorStateException if the current thread does not hold the lock
+     * @return the token, strictly greater than every earlier token for this name
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock, or its lease was lost
      */
     long fencingToken();
 
@@ -160,7 +232,7 @@ public interface DistributedLock extends Lock {
      * lock at its next renewal or release. Fencing tokens keep increasing.
      *
      * @return true if the lock existed
-     * @throws BatonUnavailableException if Redis is unreachable
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     boolean forceUnlock();
 }

@@ -4,7 +4,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * What Redis says about a lock at one instant, for operators: see {@link Baton#inspect(String)}.
+ * What Redis says about a lock at one instant, for operators: see {@link Baton#inspect(String)}. A snapshot: it does
+ * not change when the lock does. Immutable, so thread-safe.
  *
  * @param name             the lock name
  * @param holder           who holds it, empty if nobody does
@@ -12,7 +13,11 @@ import java.util.Optional;
  */
 public record LockInfo(String name, Optional<Holder> holder, long lastFencingToken) {
 
-    /** Whether somebody holds the lock. */
+    /**
+     * Whether somebody held the lock at that instant.
+     *
+     * @return true if {@link #holder()} is present
+     */
     public boolean isLocked() {
         return holder.isPresent();
     }

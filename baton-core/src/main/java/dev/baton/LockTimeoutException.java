@@ -8,6 +8,11 @@ package dev.baton;
 public class LockTimeoutException extends BatonException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * Creates the exception.
+     *
+     * @param message which lock was not acquired, and the wait that ran out
+     */
     public LockTimeoutException(String message) {
         super(message);
     }

@@ -5,7 +5,7 @@ import java.util.Objects;
 
 /**
  * One limit of a {@link RateLimiter}: {@code permits} per {@code period}, with an {@link Algorithm} and, for GCRA,
- * a burst. Immutable; invalid values are rejected when the limit is built, before any Redis call.
+ * a burst. Immutable, so thread-safe; invalid values are rejected when the limit is built, before any Redis call.
  *
  * <pre>{@code
  * RateLimit.of(100, Duration.ofSeconds(1))                                  // GCRA, bursts of up to 100
@@ -67,34 +67,60 @@ public final class RateLimit {
     /**
      * A GCRA limit of {@code permits} per {@code period}, with bursts of up to {@code permits}.
      *
-     * @throws IllegalArgumentException if {@code permits} is below 1 or the period is not at least 1 ms
+     * @param permits permits replenished per period, from 1 to {@link #MAX_PERMITS}
+     * @param period  the period, from 1 ms, a whole number of microseconds
+     * @return the limit
+     * @throws IllegalArgumentException if a value is outside the limits listed on this class
      */
     public static RateLimit of(long permits, Duration period) {
         return builder(permits, period).build();
     }
 
-    /** A builder for {@code permits} per {@code period}; GCRA with a burst of {@code permits} unless changed. */
+    /**
+     * A builder for {@code permits} per {@code period}; GCRA with a burst of {@code permits} unless changed.
+     *
+     * @param permits permits replenished per period, from 1 to {@link #MAX_PERMITS}
+     * @param period  the period, from 1 ms, a whole number of microseconds
+     * @return a new builder
+     * @throws IllegalArgumentException if {@code permits} or {@code period} is out of range (checked at once; the
+     *                                  combination with the other settings is checked by {@link Builder#build()})
+     */
     public static Builder builder(long permits, Duration period) {
         return new Builder(permits, period);
     }
 
-    /** Permits replenished per {@link #period()}. */
+    /**
+     * Permits replenished per {@link #period()}.
+     *
+     * @return the permits, at least 1
+     */
     public long permits() {
         return permits;
     }
 
+    /**
+     * The period over which {@link #permits()} are replenished (for the window algorithms, the window length).
+     *
+     * @return the period, at least 1 ms
+     */
     public Duration period() {
         return period;
     }
 
     /**
-     * Most permits that can be taken at once after the limit has been idle. For GCRA as built; for the window
-     * algorithms always {@link #permits()}.
+     * Most permits that can be taken at once after the limit has been idle.
+     *
+     * @return for GCRA the burst as built; for the window algorithms always {@link #permits()}
      */
     public long burst() {
         return burst;
     }
 
+    /**
+     * How this limit counts.
+     *
+     * @return the algorithm ({@link Algorithm#GCRA} unless the builder chose another)
+     */
     public Algorithm algorithm() {
         return algorithm;
     }
@@ -115,7 +141,10 @@ public final class RateLimit {
         return permits + " per " + period + (burst != permits ? " (burst " + burst + ")" : "") + " " + algorithm;
     }
 
-    /** Builds a {@link RateLimit}; {@link #build()} checks the combination of settings. */
+    /**
+     * Builds a {@link RateLimit}; {@link #build()} checks the combination of settings. Not thread-safe; may be reused
+     * to build several limits.
+     */
     public static final class Builder {
         private final long permits;
         private final Duration period;
@@ -146,6 +175,10 @@ public final class RateLimit {
         /**
          * Most permits that can be taken at once (GCRA only; default {@code permits}). A burst below
          * {@code permits} smooths traffic: at most {@code burst} at once, and the rest spread over the period.
+         *
+         * @param burst the most permits taken at once, at least 1
+         * @return this builder
+         * @throws IllegalArgumentException if {@code burst} is below 1
          */
         public Builder burst(long burst) {
             if (burst < 1) {
@@ -155,12 +188,21 @@ public final class RateLimit {
             return this;
         }
 
+        /**
+         * How the limit counts (default {@link Algorithm#GCRA}).
+         *
+         * @param algorithm the algorithm
+         * @return this builder
+         */
         public Builder algorithm(Algorithm algorithm) {
             this.algorithm = Objects.requireNonNull(algorithm, "algorithm");
             return this;
         }
 
         /**
+         * Checks the settings together and builds the limit.
+         *
+         * @return the limit
          * @throws IllegalArgumentException if a burst was set on a window algorithm, if {@code burst × period}
          *                                  exceeds 2<sup>51</sup> µs, or if a sliding-window log would keep more than
          *                                  {@value #MAX_LOG_PERMITS} permits

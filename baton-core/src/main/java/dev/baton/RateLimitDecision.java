@@ -34,6 +34,14 @@ public record RateLimitDecision(boolean allowed, long remaining, Duration retryA
     /**
      * Checks that no component is null.
      *
+     * @param allowed         see the record's components
+     * @param remaining       see the record's components
+     * @param retryAfter      see the record's components
+     * @param resetAfter      see the record's components
+     * @param limit           see the record's components
+     * @param failedOpen      see the record's components
+     * @param limitRemaining  see the record's components
+     * @param limitResetAfter see the record's components
      * @throws NullPointerException if a duration or the limit is null
      */
     public RateLimitDecision {

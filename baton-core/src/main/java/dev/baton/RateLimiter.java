@@ -49,18 +49,35 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface RateLimiter {
 
+    /**
+     * The name given to {@link Baton#rateLimiter(String, RateLimit...)}.
+     *
+     * @return the name
+     */
     String name();
 
-    /** The limits, in the order given. */
+    /**
+     * The limits, in the order given.
+     *
+     * @return an immutable list, never empty
+     */
     List<RateLimit> limits();
 
-    /** {@code tryAcquire(1)}. */
+    /**
+     * {@code tryAcquire(1)}.
+     *
+     * @return the decision
+     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#rateLimitTimeout()}
+     *                                   (unless the limiter fails open)
+     */
     RateLimitDecision tryAcquire();
 
     /**
      * Takes {@code permits} if every limit admits them now, and charges nothing otherwise. Never waits beyond
      * one Redis round trip.
      *
+     * @param permits how many to take, from 1 to the smallest burst of the limiter
+     * @return the decision: allowed if the permits were taken
      * @throws IllegalArgumentException if {@code permits} is below 1 or above the smallest burst
      * @throws BatonUnavailableException if Redis cannot be reached (unless the limiter fails open)
      */
@@ -69,16 +86,31 @@ public interface RateLimiter {
     /**
      * {@link #tryAcquire(long)} without blocking the caller. Its failures are those of the blocking call; its
      * callbacks run on a Baton thread, never on the Redis client's event loop.
+     *
+     * @param permits how many to take, from 1 to the smallest burst of the limiter
+     * @return the future decision
      */
     CompletableFuture<RateLimitDecision> tryAcquireAsync(long permits);
 
-    /** {@code peek(1)}. */
+    /**
+     * {@code peek(1)}.
+     *
+     * @return what {@link #tryAcquire()} would answer now
+     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#rateLimitTimeout()}
+     *                                   (unless the limiter fails open)
+     */
     RateLimitDecision peek();
 
     /**
      * What {@link #tryAcquire(long)} would answer now, without taking anything: for showing quota to a user or
      * deciding whether to start expensive work. Like a refused request, a peek may tidy the limiter's keys
      * (drop expired entries, store a state converted to a changed limit); it never charges a permit.
+     *
+     * @param permits how many to ask about, from 1 to the smallest burst of the limiter
+     * @return what {@link #tryAcquire(long)} would answer now
+     * @throws IllegalArgumentException  if {@code permits} is out of range
+     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#rateLimitTimeout()}
+     *                                   (unless the limiter fails open)
      */
     RateLimitDecision peek(long permits);
 
@@ -159,9 +191,15 @@ public interface RateLimiter {
      * A limiter on the same state that grants requests it cannot check because Redis is unreachable, marking
      * those decisions {@link RateLimitDecision#failedOpen()}, instead of throwing {@link BatonUnavailableException}.
      * Other failures (a Redis that rejects the script, wrong credentials) still throw.
+     *
+     * @return a fail-open limiter on the same state ({@code this} if it already fails open)
      */
     RateLimiter failOpen();
 
-    /** Whether this limiter grants requests while Redis is unreachable; see {@link #failOpen()}. */
+    /**
+     * Whether this limiter grants requests while Redis is unreachable; see {@link #failOpen()}.
+     *
+     * @return true for a limiter from {@link #failOpen()}
+     */
     boolean isFailOpen();
 }

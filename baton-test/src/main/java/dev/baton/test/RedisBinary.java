@@ -72,6 +72,7 @@ public final class RedisBinary {
     /**
      * Locates the binary using the process environment.
      *
+     * @return the binary to run
      * @throws IllegalStateException if {@value #ENV_VAR} is invalid or no binary is available for this platform
      */
     public static RedisBinary locate() {
@@ -109,12 +110,20 @@ public final class RedisBinary {
         return embedded();
     }
 
-    /** The executable's absolute path. */
+    /**
+     * The executable's absolute path.
+     *
+     * @return the path, normalized
+     */
     public Path path() {
         return path;
     }
 
-    /** Where the binary was found. */
+    /**
+     * Where the binary was found.
+     *
+     * @return the lookup step that found it
+     */
     public Source source() {
         return source;
     }
@@ -123,6 +132,7 @@ public final class RedisBinary {
      * The Redis version reported by {@code <binary> --version}, e.g. {@code "7.0.15"}. The binary is run at most once
      * per instance (the result is cached; concurrent first calls may each run it).
      *
+     * @return the version as printed after {@code v=}
      * @throws IllegalStateException if the binary cannot be run, does not exit within 10 s, or prints no version
      */
     public String version() {

@@ -27,7 +27,11 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * </ul>
  *
  * <p>Failure behaviour: if the server cannot be started, restarted or flushed, the callback throws and JUnit fails
- * the affected tests. Tests of one class run concurrently would share (and flush) the same server.
+ * the affected tests.
+ *
+ * <p>Thread-safe: {@link #server()} may be called from any thread, and starting or restarting the server is
+ * synchronized. Isolation is per test class, though: tests of one class run concurrently would share (and flush) the
+ * same server.
  */
 public final class RedisExtension implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, ParameterResolver {
 
@@ -43,6 +47,7 @@ public final class RedisExtension implements BeforeAllCallback, AfterAllCallback
     /**
      * The server of the current test class.
      *
+     * @return the server; the same object for the whole class, unless a test closed it
      * @throws IllegalStateException if called before JUnit has started it (e.g. from a static initializer)
      */
     public RedisServer server() {

@@ -54,6 +54,9 @@ import java.util.stream.Stream;
  * carrying the tail of its log; the process is killed first. Lifecycle operations are synchronized per server and
  * throw {@link IllegalStateException} once the server is closed (except the idempotent {@code stop}, {@code kill}
  * and {@code close}). Requires a POSIX system ({@code kill} is used for SIGSTOP/SIGCONT).
+ *
+ * <p>Thread-safe: a test may kill or pause a server while other threads use it, and {@link #command} opens a socket
+ * of its own for every call.
  */
 public final class RedisServer implements AutoCloseable {
 
@@ -97,6 +100,7 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server with the binary found by {@link RedisBinary#locate()} on a free port.
      *
+     * @return the running server, answering {@code PING}
      * @throws IllegalStateException if no binary is found or the server does not come up
      */
     public static RedisServer start() {
@@ -111,6 +115,8 @@ public final class RedisServer implements AutoCloseable {
      * documentation), e.g. {@code List.of("--requirepass", "admin-pw", "--user", "app", "on", ">app-pw", "~app:*",
      * "+get")} for a server that only authenticated clients can use, with an ACL user {@code app}.
      *
+     * @param extraArgs options and their values, one list element each (an empty string is an empty argument)
+     * @return the running server, answering {@code PING}
      * @throws IllegalArgumentException if a reserved option is given
      * @throws IllegalStateException    if no binary is found or the server does not come up
      */
@@ -121,6 +127,9 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server from {@code binary} with additional options (see {@link #start(List)}).
      *
+     * @param binary    the {@code redis-server} to run
+     * @param extraArgs options and their values, as for {@link #start(List)}
+     * @return the running server, answering {@code PING}
      * @throws IllegalArgumentException if a reserved option is given
      * @throws IllegalStateException    if the server does not come up within 10 s, or no free port could be bound
      *                                  in 5 attempts
@@ -162,32 +171,56 @@ public final class RedisServer implements AutoCloseable {
                 + " attempts", lastPortFailure);
     }
 
-    /** Always {@code "127.0.0.1"}. */
+    /**
+     * The address the server listens on.
+     *
+     * @return always {@code "127.0.0.1"}
+     */
     public String host() {
         return HOST;
     }
 
-    /** The port, fixed for the lifetime of this object (also across {@link #restart()}). */
+    /**
+     * The port, fixed for the lifetime of this object (also across {@link #restart()}).
+     *
+     * @return the TCP port
+     */
     public int port() {
         return port;
     }
 
-    /** {@code redis://127.0.0.1:<port>}. */
+    /**
+     * The URI a Redis client connects with.
+     *
+     * @return {@code redis://127.0.0.1:<port>}
+     */
     public String uri() {
         return "redis://" + HOST + ":" + port;
     }
 
-    /** Pid of the current (or, if it has exited, the most recent) process; changes on {@link #restart()}. */
+    /**
+     * Pid of the current (or, if it has exited, the most recent) process; changes on {@link #restart()}.
+     *
+     * @return the process id
+     */
     public long pid() {
         return process.pid();
     }
 
-    /** The binary this server runs. */
+    /**
+     * The binary this server runs.
+     *
+     * @return the binary
+     */
     public RedisBinary binary() {
         return binary;
     }
 
-    /** Whether the process is alive; a {@linkplain #pause() paused} process counts as running. */
+    /**
+     * Whether the process is alive; a {@linkplain #pause() paused} process counts as running.
+     *
+     * @return true while the process exists
+     */
     public boolean isRunning() {
         Process p = process;
         return p != null && p.isAlive();
@@ -199,6 +232,9 @@ public final class RedisServer implements AutoCloseable {
      * (nested arrays flattened, nil elements as empty lines). On a server started with {@code --requirepass}, the
      * socket is first authenticated as the default user, so the command runs with that user's permissions.
      *
+     * @param args the command and its arguments, e.g. {@code "SET", "k", "v"}
+     * @return the reply as text, or null for a nil reply
+     * @throws IllegalArgumentException if no argument is given
      * @throws IllegalStateException if the reply (or an element of it) is a Redis error, or authentication is
      *                               refused; the message is Redis' own
      * @throws UncheckedIOException  if the server cannot be reached or does not reply in time (e.g. it is killed or

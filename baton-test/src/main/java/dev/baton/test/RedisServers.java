@@ -10,6 +10,8 @@ import java.util.List;
  * <p>Guarantees: {@link #start(int)} either returns with every server answering {@code PING}, or closes the ones it
  * already started and throws. {@link #close()} is idempotent and closes every server even if closing one of them
  * fails; the first failure is then thrown with the others suppressed.
+ *
+ * <p>Thread-safe: the list of servers never changes, and each {@link RedisServer} is thread-safe itself.
  */
 public final class RedisServers implements AutoCloseable {
 
@@ -22,6 +24,8 @@ public final class RedisServers implements AutoCloseable {
     /**
      * Starts {@code count} servers with the binary found by {@link RedisBinary#locate()}.
      *
+     * @param count how many servers, at least 1
+     * @return the servers, each answering {@code PING}
      * @throws IllegalArgumentException if {@code count < 1}
      * @throws IllegalStateException    if a server does not come up (those already started are closed)
      */
@@ -48,7 +52,11 @@ public final class RedisServers implements AutoCloseable {
         return new RedisServers(started);
     }
 
-    /** The servers, in start order (immutable). */
+    /**
+     * The servers, in start order.
+     *
+     * @return an immutable list
+     */
     public List<RedisServer> servers() {
         return servers;
     }
@@ -56,6 +64,8 @@ public final class RedisServers implements AutoCloseable {
     /**
      * The {@code i}-th server.
      *
+     * @param i the index in start order, from 0
+     * @return that server
      * @throws IndexOutOfBoundsException if {@code i} is not a valid index
      */
     public RedisServer get(int i) {
