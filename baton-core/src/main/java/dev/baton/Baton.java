@@ -40,9 +40,15 @@ public final class Baton implements AutoCloseable {
     /**
      * Connects with default settings.
      *
-     * @param redisUri {@code redis://[user:pass@]host:port[/db]} or {@code rediss://...}
+     * @param redisUri {@code redis://[[user]:password@]host[:port][/database]}, {@code rediss://...} for TLS, or
+     *                 {@code redis-sentinel://host[:port][,host[:port]...][/database]#master}; see
+     *                 {@link BatonConfig#uri()}
      * @return a connected Baton; close it when done
-     * @throws IllegalArgumentException if the URI is malformed
+     * @throws IllegalArgumentException  if the URI is malformed (the message says what is wrong and never quotes
+     *                                   the URI's user info)
+     * @throws BatonException            if Redis answers but refuses the configuration: wrong or missing password,
+     *                                   a missing ACL permission, a database number it does not have, or a plain
+     *                                   port for a {@code rediss://} URI; retrying will not help
      * @throws BatonUnavailableException if Redis cannot be reached within the default command timeout
      */
     public static Baton connect(String redisUri) {
@@ -55,6 +61,9 @@ public final class Baton implements AutoCloseable {
      *
      * @param config the settings
      * @return a connected Baton; close it when done
+     * @throws BatonException            if Redis answers but refuses the configuration: wrong or missing password,
+     *                                   a missing ACL permission, a database number it does not have, or a plain
+     *                                   port for a {@code rediss://} URI; retrying will not help
      * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#commandTimeout()}
      */
     public static Baton connect(BatonConfig config) {

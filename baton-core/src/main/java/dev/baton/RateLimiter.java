@@ -31,8 +31,10 @@ import java.util.concurrent.CompletableFuture;
  * expires by itself). Processes that use different limits for one name at the same time each apply their own.
  *
  * <p><b>When Redis fails.</b> By default a decision that cannot reach Redis within
- * {@link BatonConfig#commandTimeout()} throws {@link BatonUnavailableException} (fail closed). A limiter from
- * {@link #failOpen()} instead grants the permits with {@link RateLimitDecision#failedOpen()} set. A Redis that
+ * {@link BatonConfig#rateLimitTimeout()} (500 ms unless configured) throws {@link BatonUnavailableException} (fail
+ * closed). A limiter from {@link #failOpen()} instead grants the permits with {@link RateLimitDecision#failedOpen()}
+ * set; once a decision of its {@code Baton} has found Redis unreachable, fail-open limiters grant at once, without
+ * waiting, until a probe sees Redis answer again (one {@code PING} every 250 ms). A Redis that
  * restarts without persistence has forgotten every limiter: they start full again. A decision that timed out had
  * already been sent, so a Redis that was only slow may still apply it later: those permits may be counted although
  * the caller got an exception (or a fail-open grant).
