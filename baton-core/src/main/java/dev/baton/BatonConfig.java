@@ -229,8 +229,8 @@ public final class BatonConfig {
 
         /**
          * A supplier of the password, asked each time Baton connects or reconnects, for secrets that rotate. It must
-         * return quickly and never null; Baton clears each array it was given once used. Not together with
-         * credentials in the URI.
+         * return quickly and never null, a new array each time (the client keeps the array it was given for that
+         * connection's handshake). Not together with credentials in the URI.
          *
          * @param password the password supplier
          * @return this builder
