@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.BatonRuntime;
 import dev.baton.internal.LockEngine;
 import dev.baton.internal.RedisRateLimiter;
 import java.util.Objects;
@@ -30,11 +31,13 @@ import java.util.Objects;
  */
 public final class Baton implements AutoCloseable {
     private final BatonConfig config;
+    private final BatonRuntime runtime;
     private final LockEngine engine;
 
     private Baton(BatonConfig config) {
         this.config = config;
-        this.engine = LockEngine.start(config);
+        this.runtime = BatonRuntime.start(config);
+        this.engine = LockEngine.start(runtime);
     }
 
     /**
@@ -95,7 +98,7 @@ public final class Baton implements AutoCloseable {
      * @throws IllegalArgumentException if the name is blank or too long, or no limit is given
      */
     public RateLimiter rateLimiter(String name, RateLimit... limits) {
-        return RedisRateLimiter.create(engine, config.namespace(), name, limits);
+        return RedisRateLimiter.create(runtime, name, limits);
     }
 
     /**
@@ -116,7 +119,7 @@ public final class Baton implements AutoCloseable {
      * @return the id
      */
     public String instanceId() {
-        return engine.instanceId();
+        return runtime.instanceId();
     }
 
     /**
@@ -134,11 +137,11 @@ public final class Baton implements AutoCloseable {
      */
     @Override
     public void close() {
-        engine.close();
+        runtime.close();
     }
 
     @Override
     public String toString() {
-        return "Baton{instance=" + engine.instanceId() + ", " + config + "}";
+        return "Baton{instance=" + runtime.instanceId() + ", " + config + "}";
     }
 }

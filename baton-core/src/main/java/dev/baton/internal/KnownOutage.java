@@ -27,14 +27,14 @@ final class KnownOutage {
     private static final Logger log = LoggerFactory.getLogger(KnownOutage.class);
 
     private final RedisGateway gateway;
-    private final LockEngine engine;
+    private final BatonRuntime runtime;
     private final Duration probeTimeout;
     private final AtomicBoolean down = new AtomicBoolean();
     private final LongAdder grantedUnchecked = new LongAdder();
 
-    KnownOutage(RedisGateway gateway, LockEngine engine, Duration probeTimeout) {
+    KnownOutage(RedisGateway gateway, BatonRuntime runtime, Duration probeTimeout) {
         this.gateway = gateway;
-        this.engine = engine;
+        this.runtime = runtime;
         this.probeTimeout = probeTimeout;
     }
 
@@ -65,11 +65,11 @@ final class KnownOutage {
     }
 
     private void scheduleProbe() {
-        engine.schedule(this::probe, PROBE_INTERVAL.toNanos()); // null once closed: the probes end with the Baton
+        runtime.schedule(this::probe, PROBE_INTERVAL.toNanos()); // null once closed: the probes end with the Baton
     }
 
     private void probe() {
-        if (!down.get() || engine.isClosed()) {
+        if (!down.get() || runtime.isClosed()) {
             return;
         }
         gateway.ping().orTimeout(probeTimeout.toNanos(), TimeUnit.NANOSECONDS).whenComplete((pong, e) -> {

@@ -13,14 +13,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,42 +24,33 @@ import org.slf4j.LoggerFactory;
  * ({@link RedisDistributedLock}, {@link RedisLease}) only check arguments and translate outcomes.
  *
  * <p>Owners are opaque strings: {@code <instance>:t<thread id>} for thread-owned holds, {@code <instance>:L<n>} for
- * leases. One single-threaded scheduler serves timers, re-checks and renewals; its tasks never block.
+ * leases. The runtime's single-threaded scheduler serves timers, re-checks and renewals; its tasks never block. The
+ * engine depends on the {@link BatonRuntime}, never on other primitives, and the runtime tells it when it closes.
  */
 public final class LockEngine implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
+    private final BatonRuntime runtime;
+    /** The runtime this engine started for itself ({@link #start(BatonConfig)}), closed with it; else null. */
+    private final BatonRuntime ownRuntime;
     private final BatonConfig config;
-    private final Identity identity = new Identity();
+    private final Identity identity;
     private final RedisGateway gateway;
-    private final ScheduledThreadPoolExecutor scheduler;
-    private final ExecutorService callbacks;
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
     private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
     /** The hold of this Baton on each lock it holds, by lock key: lets local waiters queue without asking Redis. */
     private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final long recheckNanos;
     private final String tokenRetentionMillis;
     private final int localHandoffLimit;
-    private final KnownOutage outage;
 
-    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
-
-    private LockEngine(BatonConfig config) {
-        this.config = config;
-        this.gateway = RedisGateway.connect(config);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "baton-" + identity.instanceId() + "-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
-        this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                r -> {
-                    Thread t = new Thread(r, "baton-" + identity.instanceId() + "-callback");
-                    t.setDaemon(true);
-                    return t;
-                });
+    private LockEngine(BatonRuntime runtime, boolean owned) {
+        this.runtime = runtime;
+        this.ownRuntime = owned ? runtime : null;
+        this.config = runtime.config();
+        this.identity = runtime.identity();
+        this.gateway = runtime.gateway();
         // Keep a subscription a little after its last waiter left, so a hot lock does not resubscribe every time.
         long lingerNanos = Math.min(config.recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
         this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
@@ -73,17 +58,25 @@ public final class LockEngine implements AutoCloseable {
         this.recheckNanos = config.recheckInterval().toNanos();
         this.tokenRetentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
         this.localHandoffLimit = config.localHandoffLimit();
-        this.outage = new KnownOutage(gateway, this, config.rateLimitTimeout());
+        runtime.onClose(this::endEverything);
         watchdog.start();
     }
 
-    /** Connects and starts the scheduler. */
+    /**
+     * The lock engine of a runtime: it shares the runtime's connection, scheduler and identity, and ends its waits
+     * and holds when the runtime closes.
+     */
+    public static LockEngine start(BatonRuntime runtime) {
+        return new LockEngine(runtime, false);
+    }
+
+    /** An engine on a runtime of its own, closed with the engine: for tests and tools that need locks only. */
     public static LockEngine start(BatonConfig config) {
-        return new LockEngine(config);
+        return new LockEngine(BatonRuntime.start(config), true);
     }
 
     public String instanceId() {
-        return identity.instanceId();
+        return runtime.instanceId();
     }
 
     public DistributedLock lock(String name) {
@@ -337,16 +330,8 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
-    /**
-     * Runs code that completes a future users may have attached callbacks to. Never on Lettuce's event loop or the
-     * scheduler: a user callback that makes a blocking Baton call there would wait for the very thread it blocks.
-     */
     void completeForUser(Runnable completion) {
-        try {
-            callbacks.execute(completion);
-        } catch (RejectedExecutionException closed) {
-            completion.run(); // after close() there is no event loop left to block
-        }
+        runtime.completeForUser(completion);
     }
 
     boolean forceUnlock(LockKeys keys) {
@@ -379,36 +364,18 @@ public final class LockEngine implements AutoCloseable {
         return recheckNanos;
     }
 
-    Duration rateLimitTimeout() {
-        return config.rateLimitTimeout();
-    }
 
-    KnownOutage outage() {
-        return outage;
-    }
 
     RuntimeException translate(Throwable e) {
         return gateway.translate(e);
     }
 
-    /** Schedules a task; null once the Baton is closed (callers then see {@link #isClosed()}). */
     ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-        try {
-            return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException closing) {
-            return null;
-        }
+        return runtime.schedule(task, delayNanos);
     }
 
     void scheduleRepeating(Runnable task, long periodNanos) {
-        scheduler.scheduleWithFixedDelay(() -> {
-            try {
-                task.run();
-            } catch (RuntimeException e) {
-                // keep the schedule alive: one bad round must not end all future renewals
-                log.warn("a scheduled task of this Baton failed; it runs again next round", e);
-            }
-        }, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        runtime.scheduleRepeating(task, periodNanos);
     }
 
     /** What this engine is keeping track of right now; for leak tests and diagnostics. */
@@ -419,17 +386,15 @@ public final class LockEngine implements AutoCloseable {
     Bookkeeping bookkeeping() {
         return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), localHolders.size(),
                 notifications.channelCount(), notifications.waiterCount(), notifications.sleepingWaiterCount(),
-                scheduler.getQueue().size());
+                runtime.scheduledTasks());
     }
 
     void checkOpen() {
-        if (closed.get()) {
-            throw new IllegalStateException("this Baton is closed");
-        }
+        runtime.checkOpen();
     }
 
     boolean isClosed() {
-        return closed.get();
+        return runtime.isClosed();
     }
 
     IllegalStateException closedWhileWaiting(LockKeys keys) {
@@ -437,15 +402,12 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Ends everything in progress, so that nobody is left hanging or uninformed: every wait fails with
-     * {@link IllegalStateException}; every hold still held is marked lost (nothing renews it any more, it expires
-     * with its lease in Redis); then the connections close, which fails any command still in flight.
+     * Ends everything in progress when the runtime closes, so that nobody is left hanging or uninformed: every wait
+     * fails with {@link IllegalStateException}; every hold still held is marked lost (nothing renews it any more, it
+     * expires with its lease in Redis). The runtime closes the connection afterwards, which fails any command still
+     * in flight.
      */
-    @Override
-    public void close() {
-        if (!closed.compareAndSet(false, true)) {
-            return;
-        }
+    private void endEverything() {
         notifications.closeAll(new IllegalStateException("this Baton was closed while waiting for a lock"));
         Set<Hold> held = Collections.newSetFromMap(new IdentityHashMap<>());
         held.addAll(localHolders.values());
@@ -454,9 +416,14 @@ public final class LockEngine implements AutoCloseable {
         for (Hold hold : held) {
             lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease");
         }
-        gateway.close();
-        scheduler.shutdownNow();
-        callbacks.shutdown();
+    }
+
+    /** Closes the runtime this engine started for itself; an engine on a shared runtime closes with the runtime. */
+    @Override
+    public void close() {
+        if (ownRuntime != null) {
+            ownRuntime.close();
+        }
     }
 
     private static String holdKey(LockKeys keys, String owner) {

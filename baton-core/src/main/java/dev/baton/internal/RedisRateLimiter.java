@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * a refusal this limiter already knows of is repeated without asking Redis ({@link KnownRefusal}).
  */
 public final class RedisRateLimiter implements RateLimiter {
-    private final LockEngine engine;
+    private final BatonRuntime runtime;
     private final String name;
     private final List<RateLimit> limits;
     private final RateLimitCall call;
@@ -26,9 +26,9 @@ public final class RedisRateLimiter implements RateLimiter {
     private final boolean failOpen;
     private final KnownRefusal knownRefusal = new KnownRefusal();
 
-    private RedisRateLimiter(LockEngine engine, String name, List<RateLimit> limits, RateLimitCall call,
+    private RedisRateLimiter(BatonRuntime runtime, String name, List<RateLimit> limits, RateLimitCall call,
                              boolean failOpen) {
-        this.engine = engine;
+        this.runtime = runtime;
         this.name = name;
         this.limits = limits;
         this.call = call;
@@ -37,7 +37,7 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     /** Checks the name and limits; makes no Redis call. */
-    public static RateLimiter create(LockEngine engine, String namespace, String name, RateLimit... limits) {
+    public static RateLimiter create(BatonRuntime runtime, String name, RateLimit... limits) {
         Require.lockName(name);
         Objects.requireNonNull(limits, "limits");
         if (limits.length == 0) {
@@ -46,9 +46,10 @@ public final class RedisRateLimiter implements RateLimiter {
         for (int i = 0; i < limits.length; i++) {
             Objects.requireNonNull(limits[i], "limits[" + i + "]");
         }
-        engine.checkOpen();
+        runtime.checkOpen();
         List<RateLimit> list = List.of(limits);
-        return new RedisRateLimiter(engine, name, list, new RateLimitCall(namespace, name, list), false);
+        return new RedisRateLimiter(runtime, name, list, new RateLimitCall(runtime.config().namespace(), name, list),
+                false);
     }
 
     @Override
@@ -108,7 +109,7 @@ public final class RedisRateLimiter implements RateLimiter {
         return decideForUser(true, checkPermits(permits), max).thenCompose(reply -> reply.waitMicros() == 0
                 ? CompletableFuture.completedFuture(reply.decision())
                 : CompletableFuture.supplyAsync(reply::decision, CompletableFuture.delayedExecutor(
-                        reply.waitMicros(), TimeUnit.MICROSECONDS, engine::completeForUser)));
+                        reply.waitMicros(), TimeUnit.MICROSECONDS, runtime::completeForUser)));
     }
 
     @Override
@@ -132,7 +133,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     @Override
     public RateLimiter failOpen() {
-        return failOpen ? this : new RedisRateLimiter(engine, name, limits, call, true);
+        return failOpen ? this : new RedisRateLimiter(runtime, name, limits, call, true);
     }
 
     @Override
@@ -145,7 +146,7 @@ public final class RedisRateLimiter implements RateLimiter {
      * loop, which serves every caller of this Baton and so is kept to I/O.
      */
     private RateLimitCall.Reply decideAndWait(boolean take, long permits, long maxWaitMicros) {
-        engine.checkOpen();
+        runtime.checkOpen();
         long sent = System.nanoTime();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
@@ -153,28 +154,28 @@ public final class RedisRateLimiter implements RateLimiter {
         }
         List<Object> raw;
         try {
-            raw = engine.gateway().await(send(take, permits, maxWaitMicros), engine.rateLimitTimeout());
+            raw = runtime.gateway().await(send(take, permits, maxWaitMicros), runtime.rateLimitTimeout());
         } catch (BatonUnavailableException e) {
             return unreachable(e);
         }
-        engine.outage().answered();
+        runtime.outage().answered();
         return read(raw, permits, sent);
     }
 
     private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
-        engine.checkOpen();
+        runtime.checkOpen();
         long sent = System.nanoTime();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
             return CompletableFuture.completedFuture(known);
         }
-        return engine.gateway().within(send(take, permits, maxWaitMicros), engine.rateLimitTimeout())
+        return runtime.gateway().within(send(take, permits, maxWaitMicros), runtime.rateLimitTimeout())
                 .handle((raw, failure) -> {
                     if (failure == null) {
-                        engine.outage().answered();
+                        runtime.outage().answered();
                         return read(raw, permits, sent);
                     }
-                    RuntimeException e = engine.gateway().translate(failure);
+                    RuntimeException e = runtime.gateway().translate(failure);
                     if (e instanceof BatonUnavailableException u) {
                         return unreachable(u);
                     }
@@ -191,12 +192,12 @@ public final class RedisRateLimiter implements RateLimiter {
         if (known != null) {
             return new RateLimitCall.Reply(known, 0);
         }
-        return failOpen && engine.outage().isDown() ? grantedUnchecked() : null;
+        return failOpen && runtime.outage().isDown() ? grantedUnchecked() : null;
     }
 
     /** Redis could not be asked: the fail-open grant, or the exception for a fail-closed limiter. */
     private RateLimitCall.Reply unreachable(BatonUnavailableException e) {
-        engine.outage().unreachable(e);
+        runtime.outage().unreachable(e);
         if (failOpen) {
             return grantedUnchecked();
         }
@@ -204,12 +205,12 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     private RateLimitCall.Reply grantedUnchecked() {
-        engine.outage().grantedUnchecked();
+        runtime.outage().grantedUnchecked();
         return new RateLimitCall.Reply(call.failedOpen(), 0);
     }
 
     private CompletableFuture<List<Object>> send(boolean take, long permits, long maxWaitMicros) {
-        return engine.gateway().run(Script.RATE_DECIDE, ScriptOutputType.MULTI, call.keys(),
+        return runtime.gateway().run(Script.RATE_DECIDE, ScriptOutputType.MULTI, call.keys(),
                 call.args(take, permits, maxWaitMicros));
     }
 
@@ -221,7 +222,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     /** As {@link #decide}, but completed off Lettuce's event loop, where user callbacks must not run. */
     private CompletableFuture<RateLimitCall.Reply> decideForUser(boolean take, long permits, long maxWaitMicros) {
-        return decide(take, permits, maxWaitMicros).whenCompleteAsync((r, e) -> { }, engine::completeForUser);
+        return decide(take, permits, maxWaitMicros).whenCompleteAsync((r, e) -> { }, runtime::completeForUser);
     }
 
     private long checkPermits(long permits) {
