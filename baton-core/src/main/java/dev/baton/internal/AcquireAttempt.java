@@ -201,19 +201,19 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         epochSeen = engine.notifications().epoch(keys.channel());
         long sentAt = System.nanoTime();
-        settled = engine.<List<Object>>tryAcquire(request, waits)
+        settled = engine.tryAcquire(request, waits)
                 .handle((reply, error) -> onReply(reply, error, sentAt))
                 .thenCompose(f -> f);
     }
 
     /** @return a future that completes when any clean-up this reply triggered is done */
-    private CompletableFuture<Void> onReply(List<Object> reply, Throwable error, long sentAt) {
+    private CompletableFuture<Void> onReply(LockCalls.Acquired reply, Throwable error, long sentAt) {
         if (error != null) {
             fail(error);
             return CompletableFuture.completedFuture(null);
         }
-        if (((Long) reply.get(0)) == 1L) {
-            return acquired(new Grant((Long) reply.get(1), ((Long) reply.get(2)).intValue(), sentAt));
+        if (reply.granted()) {
+            return acquired(new Grant(reply.token(), reply.holdCount(), sentAt));
         }
         holdsWakeUp = false;
         if (result.isDone()) {
@@ -225,7 +225,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             }
             return CompletableFuture.completedFuture(null);
         }
-        long pttl = (Long) reply.get(1);
+        long pttl = reply.pttl();
         sleptAfterTry = true;
         if (registered) {
             phase.set(WAITING);

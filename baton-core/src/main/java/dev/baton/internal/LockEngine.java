@@ -3,7 +3,6 @@ package dev.baton.internal;
 import dev.baton.BatonConfig;
 import dev.baton.DistributedLock;
 import dev.baton.LockInfo;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -41,8 +40,8 @@ public final class LockEngine implements AutoCloseable {
     private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
     /** The hold of this Baton on each lock it holds, by lock key: lets local waiters queue without asking Redis. */
     private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
+    private final LockCalls calls;
     private final long recheckNanos;
-    private final String tokenRetentionMillis;
     private final int localHandoffLimit;
 
     private LockEngine(BatonRuntime runtime, boolean owned) {
@@ -56,7 +55,7 @@ public final class LockEngine implements AutoCloseable {
         this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
-        this.tokenRetentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
+        this.calls = new LockCalls(gateway, config.fencingTokenRetention());
         this.localHandoffLimit = config.localHandoffLimit();
         runtime.onClose(this::endEverything);
         watchdog.start();
@@ -86,19 +85,7 @@ public final class LockEngine implements AutoCloseable {
 
     public LockInfo inspect(String name) {
         checkOpen();
-        LockKeys keys = LockKeys.of(config.namespace(), Require.lockName(name));
-        List<Object> r = gateway.await(gateway.<List<Object>>run(Script.LOCK_INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.counter()}));
-        long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
-        if (r.get(0) == null) {
-            return new LockInfo(name, Optional.empty(), lastToken);
-        }
-        String owner = (String) r.get(0);
-        String[] holder = ((String) r.get(3)).split(" ", 4);
-        return new LockInfo(name, Optional.of(new LockInfo.Holder(holder[0], holder[2], Long.parseLong(holder[1]),
-                holder.length > 3 ? holder[3] : "", Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
-                Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
-                lastToken);
+        return gateway.await(calls.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
     }
 
     // ---- owners ----
@@ -127,10 +114,8 @@ public final class LockEngine implements AutoCloseable {
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
-    <T> CompletableFuture<T> tryAcquire(AcquireRequest r, boolean willWait) {
-        return gateway.run(Script.LOCK_ACQUIRE, ScriptOutputType.MULTI, new String[] {r.keys().lock(),
-                r.keys().counter()}, r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
-                Long.toString(r.heldToken()), willWait ? "1" : "0");
+    CompletableFuture<LockCalls.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
+        return calls.acquire(r, willWait);
     }
 
     /** Whether another owner of this Baton holds the lock, as far as this Baton knows. */
@@ -228,9 +213,8 @@ public final class LockEngine implements AutoCloseable {
         }
         long left;
         try {
-            left = gateway.await(gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER,
-                    new String[] {hold.keys.lock()}, hold.owner, Long.toString(hold.token), hold.keys.channel(),
-                    notifications.hasWaiters(hold.keys.channel()) ? "1" : "0"));
+            left = gateway.await(calls.release(hold.keys, hold.owner, hold.token,
+                    notifications.hasWaiters(hold.keys.channel())));
         } catch (RuntimeException e) {
             if (last) {
                 hold.markReleased(); // we gave it up; it expires with its lease
@@ -258,9 +242,7 @@ public final class LockEngine implements AutoCloseable {
     private int handOver(Hold from, AcquireAttempt to) {
         AcquireRequest next = to.request();
         long sentAt = System.nanoTime();
-        CompletableFuture<Long> reply = gateway.run(Script.LOCK_HANDOFF, ScriptOutputType.INTEGER,
-                new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
-                next.owner(), Long.toString(next.leaseMillis()), next.holder(), tokenRetentionMillis);
+        CompletableFuture<Long> reply = calls.handoff(from, next);
         // Order matters for a hot lock: register the new owner's hold, let the releasing thread go on, and only then
         // wake the new owner. A releasing thread that loops back to lock() then sees the lock held locally and
         // queues for the next handoff, instead of racing to Redis.
@@ -301,8 +283,7 @@ public final class LockEngine implements AutoCloseable {
 
     /** Best-effort release of an acquisition nobody wants any more (its caller timed out or was cancelled). */
     CompletableFuture<Void> releaseOrphan(LockKeys keys, String owner, long token) {
-        return gateway.<Long>run(Script.LOCK_RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()},
-                owner, Long.toString(token), keys.channel(), notifications.hasWaiters(keys.channel()) ? "1" : "0")
+        return calls.release(keys, owner, token, notifications.hasWaiters(keys.channel()))
                 .handle((v, e) -> {
                     if (e != null) {
                         log.warn("could not release lock '{}' (fencing token {}) that its caller no longer wanted; it "
@@ -336,9 +317,7 @@ public final class LockEngine implements AutoCloseable {
 
     boolean forceUnlock(LockKeys keys) {
         checkOpen();
-        long deleted = gateway.await(gateway.<Long>run(Script.LOCK_FORCE_UNLOCK, ScriptOutputType.INTEGER,
-                new String[] {keys.lock()}, keys.channel()));
-        return deleted == 1;
+        return gateway.await(calls.forceUnlock(keys));
     }
 
     boolean isLocked(LockKeys keys) {
@@ -350,6 +329,10 @@ public final class LockEngine implements AutoCloseable {
 
     RedisGateway gateway() {
         return gateway;
+    }
+
+    LockCalls calls() {
+        return calls;
     }
 
     ReleaseNotifications notifications() {

@@ -2,9 +2,11 @@ package dev.baton.internal;
 
 import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
+import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code rate-decide.lua} call of one limiter: its keys and per-limit arguments, computed once, and the one
@@ -55,6 +57,14 @@ final class RateLimitCall {
 
     String[] keys() {
         return keys;
+    }
+
+    /**
+     * Sends one decision. The raw reply is returned rather than parsed here, so that a blocking caller parses it in
+     * its own thread with {@link #parse} instead of on Lettuce's event loop, which serves every caller.
+     */
+    CompletableFuture<List<Object>> send(RedisGateway gateway, boolean take, long permits, long maxWaitMicros) {
+        return gateway.run(Script.RATE_DECIDE, ScriptOutputType.MULTI, keys, args(take, permits, maxWaitMicros));
     }
 
     /** The script's arguments; callers must not modify the array (the common ones are shared). */

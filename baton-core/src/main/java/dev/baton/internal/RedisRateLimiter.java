@@ -5,7 +5,6 @@ import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
 import dev.baton.RateLimitExceededException;
 import dev.baton.RateLimiter;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -210,8 +209,7 @@ public final class RedisRateLimiter implements RateLimiter {
     }
 
     private CompletableFuture<List<Object>> send(boolean take, long permits, long maxWaitMicros) {
-        return runtime.gateway().run(Script.RATE_DECIDE, ScriptOutputType.MULTI, call.keys(),
-                call.args(take, permits, maxWaitMicros));
+        return call.send(runtime.gateway(), take, permits, maxWaitMicros);
     }
 
     private RateLimitCall.Reply read(List<Object> raw, long permits, long sent) {

@@ -9,13 +9,18 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The Lua scripts, one per operation, each in {@code dev/baton/lua/<name>.lua}. Loaded from the class path once;
- * {@link RedisGateway} runs them by SHA-1 and falls back to sending the body when Redis answers NOSCRIPT.
+ * The Lua scripts, one per operation, each in {@code dev/baton/lua/<name>.lua}, with the shared helpers it uses
+ * ({@code dev/baton/lua/lib/<helper>.lua}) prepended, so that an invariant such as token minting is written once and
+ * every script stays one self-contained {@code EVAL} body (Redis 6.2 has no Functions). Loaded from the class path
+ * once; {@link RedisGateway} runs them by SHA-1 and falls back to sending the body when Redis answers NOSCRIPT.
+ *
+ * <p>Only the helpers a script names are prepended: Redis creates a Lua closure for each one on every call, which a
+ * script on the hot path should not pay for helpers it never calls.
  */
 enum Script {
-    LOCK_ACQUIRE("lock-acquire"),
+    LOCK_ACQUIRE("lock-acquire", "mint-token"),
     LOCK_RELEASE("lock-release"),
-    LOCK_HANDOFF("lock-handoff"),
+    LOCK_HANDOFF("lock-handoff", "mint-token"),
     LOCK_RENEW("lock-renew"),
     LOCK_FORCE_UNLOCK("lock-force-unlock"),
     LOCK_INSPECT("lock-inspect"),
@@ -25,12 +30,17 @@ enum Script {
     private final String body;
     private final String sha;
 
-    Script(String name) {
+    Script(String name, String... helpers) {
         this.file = "/dev/baton/lua/" + name + ".lua";
-        this.body = load(file);
+        StringBuilder text = new StringBuilder();
+        for (String helper : helpers) {
+            text.append(load("/dev/baton/lua/lib/" + helper + ".lua"));
+        }
+        this.body = text.append(load(file)).toString();
         this.sha = sha1(body);
     }
 
+    /** The script as sent to Redis: its helpers, then its own text. */
     String body() {
         return body;
     }

@@ -1,6 +1,5 @@
 package dev.baton.internal;
 
-import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -95,38 +94,27 @@ final class Watchdog {
     }
 
     private void renew(List<Hold> batch) {
-        String[] keys = new String[batch.size()];
-        String[] args = new String[2 * batch.size() + 1];
-        args[0] = Long.toString(leaseMillis);
-        for (int i = 0; i < keys.length; i++) {
-            Hold h = batch.get(i);
-            keys[i] = h.keys.lock();
-            args[2 * i + 1] = h.owner;
-            args[2 * i + 2] = Long.toString(h.token);
-        }
         long sentAt = System.nanoTime();
-        engine.gateway().<List<Long>>run(Script.LOCK_RENEW, ScriptOutputType.MULTI, keys, args)
-                .whenComplete((renewed, error) -> {
-                    if (error != null) {
-                        // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
-                        log.warn("could not renew {} lock{} (retrying in {} ms, before the leases run out): {}",
-                                keys.length, keys.length == 1 ? "" : "s", TimeUnit.NANOSECONDS.toMillis(periodNanos),
-                                engine.translate(error).getMessage());
-                        return;
-                    }
-                    if (log.isDebugEnabled()) {
-                        log.debug("renewed {} of {} locks", renewed.stream().filter(r -> r == 1L).count(),
-                                keys.length);
-                    }
-                    for (int i = 0; i < keys.length; i++) {
-                        Hold h = batch.get(i);
-                        if (renewed.get(i) == 1L) {
-                            h.renewed(sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
-                        } else {
-                            engine.lost(h, "the lock was found deleted or owned by someone else at renewal "
-                                    + "(expired, force-unlocked, or lost by Redis)");
-                        }
-                    }
-                });
+        engine.calls().renew(batch, leaseMillis).whenComplete((renewed, error) -> {
+            if (error != null) {
+                // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
+                log.warn("could not renew {} lock{} (retrying in {} ms, before the leases run out): {}",
+                        batch.size(), batch.size() == 1 ? "" : "s", TimeUnit.NANOSECONDS.toMillis(periodNanos),
+                        engine.translate(error).getMessage());
+                return;
+            }
+            int count = 0;
+            for (int i = 0; i < renewed.length; i++) {
+                Hold h = batch.get(i);
+                if (renewed[i]) {
+                    count++;
+                    h.renewed(sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+                } else {
+                    engine.lost(h, "the lock was found deleted or owned by someone else at renewal "
+                            + "(expired, force-unlocked, or lost by Redis)");
+                }
+            }
+            log.debug("renewed {} of {} locks", count, renewed.length);
+        });
     }
 }

@@ -20,9 +20,7 @@
 -- nobody waits for is released without one. A hash already marked is not written again: on a busy lock most tries
 -- fail, and a failed try should cost Redis only reads.
 --
--- Fencing tokens are max(last + 1, Redis time in microseconds). The counter key may therefore expire once unused:
--- a later token still exceeds every earlier one as long as the server clock has not stepped back by more than the
--- retention. Tokens are formatted with %.0f because Lua 5.1 would print large numbers in exponent notation.
+-- Fencing tokens come from mint_token (lib/mint-token.lua, prepended when the script is loaded).
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'waiters')
 if held[1] == ARGV[1] and held[2] == ARGV[5] then
   local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
@@ -38,15 +36,7 @@ if held[1] and held[1] ~= ARGV[1] then
   end
   return {0, redis.call('PTTL', KEYS[1])}
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local token = string.format('%.0f', now)
--- One call in the usual case: store the clock and read the previous token at once.
-local last = tonumber(redis.call('SET', KEYS[2], token, 'PX', ARGV[4], 'GET') or '0')
-if last >= now then
-  token = string.format('%.0f', last + 1)
-  redis.call('SET', KEYS[2], token, 'PX', ARGV[4])
-end
+local token = mint_token(KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {1, tonumber(token), 1}

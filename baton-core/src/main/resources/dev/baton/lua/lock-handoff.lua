@@ -18,14 +18,7 @@ local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count')
 if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] or held[3] ~= '1' then
   return -1
 end
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local token = string.format('%.0f', now)
-local last = tonumber(redis.call('SET', KEYS[2], token, 'PX', ARGV[6], 'GET') or '0')
-if last >= now then
-  token = string.format('%.0f', last + 1)
-  redis.call('SET', KEYS[2], token, 'PX', ARGV[6])
-end
+local token = mint_token(KEYS[2], ARGV[6]) -- lib/mint-token.lua, prepended when the script is loaded
 redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'token', token, 'holder', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return tonumber(token)
