@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.RedisAddress;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,6 +29,8 @@ public final class BatonConfig {
     private final int localHandoffLimit;
     private final Duration rateLimitTimeout;
     private final String username;
+    private final ClientResources clientResources;
+    private final BatonListener listener;
     private final Supplier<char[]> password;
 
     private BatonConfig(Builder b) {
@@ -43,6 +46,8 @@ public final class BatonConfig {
                         : DEFAULT_RATE_LIMIT_TIMEOUT);
         this.username = b.username;
         this.password = b.password;
+        this.clientResources = b.clientResources;
+        this.listener = b.listener;
     }
 
     /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
@@ -85,6 +90,26 @@ public final class BatonConfig {
      */
     public Optional<Supplier<char[]>> password() {
         return Optional.ofNullable(password);
+    }
+
+    /**
+     * The Lettuce {@code ClientResources} (event loops, timers, metrics, tracing) given to
+     * {@link Builder#clientResources}, if any. Baton then opens its connections on them instead of starting event
+     * loops of its own, and leaves them running when it closes: they belong to the application.
+     *
+     * @return the application's client resources, or empty if Baton starts its own
+     */
+    public Optional<ClientResources> clientResources() {
+        return Optional.ofNullable(clientResources);
+    }
+
+    /**
+     * The listener given to {@link Builder#listener}, if any.
+     *
+     * @return the listener of this Baton's events, or empty
+     */
+    public Optional<BatonListener> listener() {
+        return Optional.ofNullable(listener);
     }
 
     /**
@@ -165,7 +190,9 @@ public final class BatonConfig {
                 + ", commandTimeout=" + commandTimeout + ", recheckInterval=" + recheckInterval
                 + ", fencingTokenRetention=" + fencingTokenRetention + ", localHandoffLimit=" + localHandoffLimit
                 + ", rateLimitTimeout=" + rateLimitTimeout
-                + (username != null ? ", username=***" : "") + (password != null ? ", password=***" : "") + "}";
+                + (username != null ? ", username=***" : "") + (password != null ? ", password=***" : "")
+                + (clientResources != null ? ", clientResources=the application's" : "")
+                + (listener != null ? ", listener=" + listener.getClass().getName() : "") + "}";
     }
 
     /** The URI with any user info replaced by {@code ***}; safe for logs and messages. */
@@ -185,6 +212,8 @@ public final class BatonConfig {
         private Duration rateLimitTimeout;
         private String username;
         private Supplier<char[]> password;
+        private ClientResources clientResources;
+        private BatonListener listener;
 
         private Builder() {
         }
@@ -237,6 +266,31 @@ public final class BatonConfig {
          */
         public Builder password(Supplier<char[]> password) {
             this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        /**
+         * Lettuce resources the application already runs (for example a Spring application's), so that Baton adds
+         * no event loops of its own and Lettuce's metrics and tracing cover its commands. Baton never shuts them down;
+         * the application does, after closing Baton. Baton's reconnect back-off then is the resources' own.
+         *
+         * @param clientResources the application's Lettuce client resources
+         * @return this builder
+         */
+        public Builder clientResources(ClientResources clientResources) {
+            this.clientResources = Objects.requireNonNull(clientResources, "clientResources");
+            return this;
+        }
+
+        /**
+         * Receives this Baton's events (locks acquired, released, handed over, lost; renewals that failed; rate-limit
+         * decisions), on a thread of Baton's own, never in the caller's path; see {@link BatonListener}.
+         *
+         * @param listener the listener
+         * @return this builder
+         */
+        public Builder listener(BatonListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

@@ -170,6 +170,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     private void waitInLocalQueue() {
         registered = true;
+        engine.waiting(keys);
         phase.set(WAITING);
         // Register first, then look again: either the local holder's unlock (or the release message that wakes the
         // waiter ahead) sees us, or we see nobody ahead any more and try.
@@ -233,6 +234,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             return CompletableFuture.completedFuture(null);
         }
         registered = true;
+        engine.waiting(keys);
         boolean listeningWhenSent = epochSeen != -1;
         CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
         if (listeningWhenSent && subscription.isDone() && !subscription.isCompletedExceptionally()) {

@@ -34,6 +34,7 @@ public final class BatonRuntime implements AutoCloseable {
     private final ScheduledThreadPoolExecutor scheduler;
     private final ExecutorService callbacks;
     private final KnownOutage outage;
+    private final Events events;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<Runnable> closers = new ArrayList<>();
 
@@ -55,6 +56,7 @@ public final class BatonRuntime implements AutoCloseable {
                     return t;
                 });
         this.outage = new KnownOutage(gateway, this, config.rateLimitTimeout());
+        this.events = new Events(config.listener().orElse(null), identity.instanceId());
     }
 
     /**
@@ -87,6 +89,10 @@ public final class BatonRuntime implements AutoCloseable {
 
     KnownOutage outage() {
         return outage;
+    }
+
+    Events events() {
+        return events;
     }
 
     Duration rateLimitTimeout() {
@@ -171,5 +177,6 @@ public final class BatonRuntime implements AutoCloseable {
         gateway.close();
         scheduler.shutdownNow();
         callbacks.shutdown();
+        events.close(); // last: the closers above may have reported holds lost
     }
 }

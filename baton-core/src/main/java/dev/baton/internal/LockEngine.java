@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.BatonConfig;
+import dev.baton.BatonListener;
 import dev.baton.DistributedLock;
 import dev.baton.LockInfo;
 import java.time.Duration;
@@ -110,7 +111,7 @@ public final class LockEngine implements AutoCloseable {
         Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
-                heldToken, watchdogLease, threadOwned);
+                heldToken, watchdogLease, threadOwned, System.nanoTime());
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
@@ -126,6 +127,12 @@ public final class LockEngine implements AutoCloseable {
 
     /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
     Hold granted(AcquireRequest r, AcquireAttempt.Grant grant) {
+        if (runtime.events().enabled()) {
+            Duration waited = Duration.ofNanos(Math.max(0, System.nanoTime() - r.startedNanos()));
+            String name = r.keys().name();
+            runtime.events().emit(l -> l.lockAcquired(new BatonListener.LockAcquired(name, grant.token(),
+                    grant.holdCount(), waited)));
+        }
         long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(r.leaseMillis());
         Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.keys(), r.owner())) : null;
         if (existing != null && existing.isHeld()) {
@@ -228,6 +235,7 @@ public final class LockEngine implements AutoCloseable {
             }
         } else if (left == 0) {
             hold.markReleased();
+            runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(), hold.token)));
             if (log.isDebugEnabled()) {
                 log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
             }
@@ -274,6 +282,8 @@ public final class LockEngine implements AutoCloseable {
             return -1;
         }
         from.markReleased();
+        runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
+                token)));
         if (log.isDebugEnabled()) {
             log.debug("handed lock '{}' from {} to {} (fencing token {})", from.keys.name(), from.owner, next.owner(),
                     token);
@@ -307,6 +317,7 @@ public final class LockEngine implements AutoCloseable {
         if (hold.markLost(reason)) {
             log.warn("lost lock '{}' (fencing token {}, owner {}): {}", hold.keys.name(), hold.token, hold.owner,
                     reason);
+            runtime.events().emit(l -> l.leaseLost(new BatonListener.LeaseLost(hold.keys.name(), hold.token, reason)));
             completeForUser(() -> hold.lost.complete(null));
         }
     }
@@ -329,6 +340,16 @@ public final class LockEngine implements AutoCloseable {
 
     RedisGateway gateway() {
         return gateway;
+    }
+
+    /** A caller found the lock held and waits: for the listener. */
+    void waiting(LockKeys keys) {
+        runtime.events().emit(l -> l.lockWaiting(new BatonListener.LockWaiting(keys.name())));
+    }
+
+    /** A renewal round failed: for the listener. */
+    void renewalFailed(int holds, String reason) {
+        runtime.events().emit(l -> l.renewalFailed(new BatonListener.RenewalFailed(holds, reason)));
     }
 
     LockCalls calls() {

@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
 final class RedisGateway implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
 
-    private final ClientResources resources;
+    /** The resources Baton started for itself, shut down with it; null when they are the application's. */
+    private final ClientResources ownResources;
     private final RedisClient client;
     private final RedisAddress address;
     private final RedisURI uri;
@@ -71,10 +72,10 @@ final class RedisGateway implements AutoCloseable {
         this.uri = lettuceUri(address, config);
         this.endpoint = address.endpoint();
         this.credentialsGiven = address.hasCredentials() || config.password().isPresent();
-        this.resources = ClientResources.builder()
+        this.ownResources = config.clientResources().isPresent() ? null : ClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                 .build();
-        this.client = RedisClient.create(resources, uri);
+        this.client = RedisClient.create(config.clientResources().orElse(ownResources), uri);
         client.setOptions(ClientOptions.builder()
                 .autoReconnect(true)
                 .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
@@ -368,7 +369,9 @@ final class RedisGateway implements AutoCloseable {
 
     private void shutdown() {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
+        if (ownResources != null) {
+            ownResources.shutdown(0, 2, TimeUnit.SECONDS); // the application's own are the application's to end
+        }
     }
 
     /**

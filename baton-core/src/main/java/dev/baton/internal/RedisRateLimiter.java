@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.BatonListener;
 import dev.baton.BatonUnavailableException;
 import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
@@ -149,16 +150,25 @@ public final class RedisRateLimiter implements RateLimiter {
         long sent = System.nanoTime();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
-            return known;
+            return decided(known);
         }
         List<Object> raw;
         try {
             raw = runtime.gateway().await(send(take, permits, maxWaitMicros), runtime.rateLimitTimeout());
         } catch (BatonUnavailableException e) {
-            return unreachable(e);
+            return decided(unreachable(e));
         }
         runtime.outage().answered();
-        return read(raw, permits, sent);
+        return decided(read(raw, permits, sent));
+    }
+
+    /** Tells the listener, if any, about a decision, and passes it on. */
+    private RateLimitCall.Reply decided(RateLimitCall.Reply reply) {
+        if (runtime.events().enabled()) {
+            RateLimitDecision d = reply.decision();
+            runtime.events().emit(l -> l.rateLimitDecided(new BatonListener.RateLimitDecided(name, d)));
+        }
+        return reply;
     }
 
     private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
@@ -166,17 +176,17 @@ public final class RedisRateLimiter implements RateLimiter {
         long sent = System.nanoTime();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
-            return CompletableFuture.completedFuture(known);
+            return CompletableFuture.completedFuture(decided(known));
         }
         return runtime.gateway().within(send(take, permits, maxWaitMicros), runtime.rateLimitTimeout())
                 .handle((raw, failure) -> {
                     if (failure == null) {
                         runtime.outage().answered();
-                        return read(raw, permits, sent);
+                        return decided(read(raw, permits, sent));
                     }
                     RuntimeException e = runtime.gateway().translate(failure);
                     if (e instanceof BatonUnavailableException u) {
-                        return unreachable(u);
+                        return decided(unreachable(u));
                     }
                     throw e;
                 });

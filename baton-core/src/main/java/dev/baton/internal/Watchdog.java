@@ -98,9 +98,11 @@ final class Watchdog {
         engine.calls().renew(batch, leaseMillis).whenComplete((renewed, error) -> {
             if (error != null) {
                 // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
+                String reason = engine.translate(error).getMessage();
                 log.warn("could not renew {} lock{} (retrying in {} ms, before the leases run out): {}",
                         batch.size(), batch.size() == 1 ? "" : "s", TimeUnit.NANOSECONDS.toMillis(periodNanos),
-                        engine.translate(error).getMessage());
+                        reason);
+                engine.renewalFailed(batch.size(), reason);
                 return;
             }
             int count = 0;

@@ -1,0 +1,152 @@
+package dev.baton;
+
+import java.time.Duration;
+
+/**
+ * Receives what a {@link Baton} does, for metrics, tracing and audit: register one with
+ * {@link BatonConfig.Builder#listener(BatonListener)}. Every method has an empty default, so a listener overrides
+ * only what it needs, and later versions can add events without breaking it.
+ *
+ * <pre>{@code
+ * BatonConfig.builder().uri(uri).listener(new BatonListener() {
+ *     public void leaseLost(LeaseLost e) {
+ *         meterRegistry.counter("baton.lease.lost", "lock", e.lock()).increment();
+ *     }
+ * }).build();
+ * }</pre>
+ *
+ * <p><b>Threading.</b> Events are delivered on one thread of Baton's own, in the order they happened, never in the
+ * path of a lock operation or a rate-limit decision: a slow listener delays only later events, never Baton. If it
+ * falls more than {@value #MAX_PENDING} events behind, newer events are dropped (counted, and logged as a warning)
+ * rather than slowing Baton down or growing without bound. A listener that throws is logged and keeps receiving
+ * events. Events still queued when the {@code Baton} closes are delivered before its event thread ends.
+ */
+public interface BatonListener {
+    /** Events pending delivery beyond which newer ones are dropped. */
+    int MAX_PENDING = 10_000;
+
+    /**
+     * A caller found the lock held by another owner and started waiting for it.
+     *
+     * @param event the lock waited for
+     */
+    default void lockWaiting(LockWaiting event) {
+    }
+
+    /**
+     * A lock was acquired (or re-entered) by this Baton.
+     *
+     * @param event the lock, its fencing token and how long the caller waited
+     */
+    default void lockAcquired(LockAcquired event) {
+    }
+
+    /**
+     * A hold of this Baton was released: the lock is free in Redis (re-entries that only lowered a hold count are not
+     * reported).
+     *
+     * @param event the lock and the token of the hold that ended
+     */
+    default void lockReleased(LockReleased event) {
+    }
+
+    /**
+     * A lock went straight from one owner of this Baton to another that waited for it, without being free in between
+     * (the local handoff, {@link BatonConfig#localHandoffLimit()}).
+     *
+     * @param event the lock and both tokens
+     */
+    default void lockHandedOver(LockHandedOver event) {
+    }
+
+    /**
+     * A renewal round could not reach Redis; it is retried while the leases last.
+     *
+     * @param event how many holds it concerned and why it failed
+     */
+    default void renewalFailed(RenewalFailed event) {
+    }
+
+    /**
+     * A hold of this Baton was lost while held: its lease ran out unrenewed, or Redis no longer had it. Its holder is
+     * told as well ({@link Lease#lost()}).
+     *
+     * @param event the lock, the token of the lost hold and why
+     */
+    default void leaseLost(LeaseLost event) {
+    }
+
+    /**
+     * A rate limiter of this Baton decided (whether Redis or the limiter itself answered, and fail-open grants).
+     *
+     * @param event the limiter and its decision
+     */
+    default void rateLimitDecided(RateLimitDecided event) {
+    }
+
+    /**
+     * See {@link BatonListener#lockWaiting}.
+     *
+     * @param lock the lock's name
+     */
+    record LockWaiting(String lock) {
+    }
+
+    /**
+     * See {@link BatonListener#lockAcquired}.
+     *
+     * @param lock         the lock's name
+     * @param fencingToken the hold's fencing token
+     * @param holdCount    the hold count after this acquisition: 1 for a fresh one, more for a re-entry
+     * @param waited       from the call to the grant (zero or close to it for an uncontended lock)
+     */
+    record LockAcquired(String lock, long fencingToken, int holdCount, Duration waited) {
+    }
+
+    /**
+     * See {@link BatonListener#lockReleased}.
+     *
+     * @param lock         the lock's name
+     * @param fencingToken the token of the hold that ended
+     */
+    record LockReleased(String lock, long fencingToken) {
+    }
+
+    /**
+     * See {@link BatonListener#lockHandedOver}.
+     *
+     * @param lock      the lock's name
+     * @param fromToken the token of the hold that ended
+     * @param toToken   the token of the new hold
+     */
+    record LockHandedOver(String lock, long fromToken, long toToken) {
+    }
+
+    /**
+     * See {@link BatonListener#renewalFailed}.
+     *
+     * @param holds  how many holds the failed round was renewing
+     * @param reason what went wrong, as Baton's exception message (never a secret)
+     */
+    record RenewalFailed(int holds, String reason) {
+    }
+
+    /**
+     * See {@link BatonListener#leaseLost}.
+     *
+     * @param lock         the lock's name
+     * @param fencingToken the token of the lost hold
+     * @param reason       why it was lost
+     */
+    record LeaseLost(String lock, long fencingToken, String reason) {
+    }
+
+    /**
+     * See {@link BatonListener#rateLimitDecided}.
+     *
+     * @param limiter  the rate limiter's name
+     * @param decision what it decided
+     */
+    record RateLimitDecided(String limiter, RateLimitDecision decision) {
+    }
+}
