@@ -38,7 +38,9 @@ import java.util.stream.Collectors;
  * </ul>
  *
  * <p>Failure behaviour: waits use generous deadlines (60 s) and fail with an {@link IllegalStateException} naming
- * what was still missing, followed by the last lines of every node's log.
+ * what was still missing, followed by the last lines of every node's log. A command that a node refuses fails with
+ * an {@link IllegalStateException} carrying Redis' message; one sent to a node that must answer but cannot (e.g. the
+ * replica given to {@link #failover(RedisServer)} is killed) fails with an {@link java.io.UncheckedIOException}.
  *
  * <p>Thread-safety: the queries and {@link #awaitStable(Duration)} may be called from any thread. The operations
  * that change the topology ({@link #failover(RedisServer)}, {@link #migrateSlot(int, RedisServer)}) are synchronized

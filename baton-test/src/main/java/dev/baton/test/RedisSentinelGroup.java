@@ -36,6 +36,7 @@ import java.util.stream.Collectors;
  *
  * <p>Failure behaviour: waits use generous deadlines (60 s unless given) and fail with an
  * {@link IllegalStateException} naming what was still missing, followed by the last lines of every node's log.
+ * Killed or paused nodes are left out of every question, so they never stall a query or a wait.
  *
  * <p>Thread-safety: queries and {@link #awaitMaster(Duration)} may be called from any thread; {@link #failover()} is
  * synchronized; nodes may be killed, paused or restarted concurrently through their {@link RedisServer} methods.
