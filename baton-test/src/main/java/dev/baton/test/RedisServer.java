@@ -75,6 +75,10 @@ public final class RedisServer implements AutoCloseable {
     /** Options the kit sets itself; overriding them would break readiness checks, isolation or cleanup. */
     private static final Set<String> RESERVED_OPTIONS =
             Set.of("--port", "--bind", "--dir", "--daemonize", "--logfile");
+    /** Name of the file written by {@link #startWithConfigFile}, inside the server's directory. */
+    private static final String CONFIG_FILE_NAME = "redis.conf";
+    /** redis-server listens for cluster bus traffic on its port plus this offset (6.2 cannot configure it). */
+    private static final int CLUSTER_BUS_OFFSET = 10_000;
 
     private final RedisBinary binary;
     private final List<String> extraArgs;
@@ -82,18 +86,21 @@ public final class RedisServer implements AutoCloseable {
     private final String password;
     private final Path dir;
     private final Path logFile;
+    /** The configuration file given as the first argument, or null if there is none. */
+    private final Path configFile;
     private final int port;
 
     private volatile Process process;
     private volatile boolean paused;
     private volatile boolean closed;
 
-    private RedisServer(RedisBinary binary, List<String> extraArgs, Path dir, int port) {
+    private RedisServer(RedisBinary binary, List<String> extraArgs, Path dir, Path configFile, int port) {
         this.binary = binary;
         this.extraArgs = extraArgs;
         this.password = requiredPassword(extraArgs);
         this.dir = dir;
         this.logFile = dir.resolve("redis.log");
+        this.configFile = configFile;
         this.port = port;
     }
 
@@ -135,6 +142,24 @@ public final class RedisServer implements AutoCloseable {
      *                                  in 5 attempts
      */
     public static RedisServer start(RedisBinary binary, List<String> extraArgs) {
+        return start(binary, null, extraArgs);
+    }
+
+    /**
+     * Starts a server whose first argument is a configuration file {@value #CONFIG_FILE_NAME} in its own directory,
+     * holding {@code configText}, followed by the kit's options and {@code extraArgs}. Sentinel needs this: it
+     * refuses to run without a config file given that way, and rewrites it to record what it learnt (its id, the
+     * other sentinels, the current master). The file is written once and then left to redis-server, so a
+     * {@link #restart()} reads what the server last wrote.
+     *
+     * @throws IllegalArgumentException if a reserved option is given
+     * @throws IllegalStateException    if the server does not come up (see {@link #start(RedisBinary, List)})
+     */
+    static RedisServer startWithConfigFile(RedisBinary binary, String configText, List<String> extraArgs) {
+        return start(binary, Objects.requireNonNull(configText, "configText"), extraArgs);
+    }
+
+    private static RedisServer start(RedisBinary binary, String configText, List<String> extraArgs) {
         Objects.requireNonNull(binary, "binary");
         List<String> args = List.copyOf(extraArgs);
         for (String arg : args) {
@@ -148,9 +173,11 @@ public final class RedisServer implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a temp directory for redis-server", e);
         }
+        Path configFile = configText == null ? null : writeConfigFile(dir, configText);
+        boolean clusterBus = clusterEnabled(args);
         PortInUseException lastPortFailure = null;
         for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
-            RedisServer server = new RedisServer(binary, args, dir, Ports.reserve());
+            RedisServer server = new RedisServer(binary, args, dir, configFile, Ports.reserve(clusterBus));
             try {
                 synchronized (server) {
                     server.launch();
@@ -342,6 +369,11 @@ public final class RedisServer implements AutoCloseable {
         return closed;
     }
 
+    /** The file that receives the server's log (and its stdout/stderr); it survives restarts, not close(). */
+    Path logFile() {
+        return logFile;
+    }
+
     /**
      * Starts the server again on the same port with the same arguments, stopping it first if it is still running
      * (a paused server is resumed first). Returns once it answers {@code PING}. The data set is empty afterwards.
@@ -439,6 +471,9 @@ public final class RedisServer implements AutoCloseable {
     private List<String> commandLine() {
         List<String> cmd = new ArrayList<>();
         cmd.add(binary.path().toString());
+        if (configFile != null) {
+            cmd.add(configFile.toString()); // redis-server only takes a config file as its very first argument
+        }
         cmd.addAll(List.of(
                 "--port", Integer.toString(port),
                 "--bind", HOST,
@@ -542,6 +577,28 @@ public final class RedisServer implements AutoCloseable {
             }
         }
         return found == null || found.isEmpty() ? null : found;
+    }
+
+    /** Whether the options enable cluster mode, which makes redis-server also listen on port + 10000. */
+    private static boolean clusterEnabled(List<String> args) {
+        boolean enabled = false;
+        for (int i = 0; i + 1 < args.size(); i++) {
+            if (args.get(i).equalsIgnoreCase("--cluster-enabled")) {
+                enabled = args.get(i + 1).equalsIgnoreCase("yes"); // the last occurrence wins, as in redis-server
+            }
+        }
+        return enabled;
+    }
+
+    private static Path writeConfigFile(Path dir, String configText) {
+        Path file = dir.resolve(CONFIG_FILE_NAME);
+        try {
+            Files.writeString(file, configText, StandardCharsets.UTF_8);
+            return file;
+        } catch (IOException e) {
+            deleteRecursively(dir);
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
     }
 
     private static long parseProcessId(String info) {
@@ -663,26 +720,54 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
-    /** Free-port allocation that never hands out a port still owned by a server of this JVM (e.g. while killed). */
+    /**
+     * Free-port allocation that never hands out a port still owned by a server of this JVM (e.g. while killed). A
+     * cluster node also owns its bus port (port + 10000), which must exist, be free now and stay reserved with it.
+     */
     private static final class Ports {
         private static final Set<Integer> RESERVED = ConcurrentHashMap.newKeySet();
+        /** Ports whose bus port is reserved too. */
+        private static final Set<Integer> WITH_BUS = ConcurrentHashMap.newKeySet();
 
-        static int reserve() {
+        static int reserve(boolean withBusPort) {
             for (int i = 0; i < 100; i++) {
-                int port;
-                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(HOST))) {
-                    port = socket.getLocalPort();
-                } catch (IOException e) {
-                    throw new UncheckedIOException("cannot bind a free port on " + HOST, e);
+                int port = freePort(0);
+                if (withBusPort && (port + CLUSTER_BUS_OFFSET > 65_535 || freePort(port + CLUSTER_BUS_OFFSET) < 0)) {
+                    continue; // redis-server would exit with "port number too high", or fail to bind the bus
                 }
-                if (RESERVED.add(port)) {
+                if (!RESERVED.add(port)) {
+                    continue;
+                }
+                if (!withBusPort) {
                     return port;
                 }
+                if (RESERVED.add(port + CLUSTER_BUS_OFFSET)) {
+                    WITH_BUS.add(port);
+                    return port;
+                }
+                RESERVED.remove(port);
             }
-            throw new IllegalStateException("the OS keeps returning ports already reserved by RedisServer");
+            throw new IllegalStateException("the OS keeps returning ports already reserved by RedisServer"
+                    + (withBusPort ? " or without a free cluster bus port" : ""));
+        }
+
+        /** Binds {@code port} (0: any) and returns the bound port, or -1 if that specific port is taken. */
+        private static int freePort(int port) {
+            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
+                return socket.getLocalPort();
+            } catch (IOException e) {
+                if (port != 0) {
+                    return -1;
+                }
+                throw new UncheckedIOException("cannot bind a free port on " + HOST, e);
+            }
         }
 
         static void release(int port) {
+            // Bus port first: once the port itself is free again, it may be handed out without a bus port.
+            if (WITH_BUS.remove(port)) {
+                RESERVED.remove(port + CLUSTER_BUS_OFFSET);
+            }
             RESERVED.remove(port);
         }
     }

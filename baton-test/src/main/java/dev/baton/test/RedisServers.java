@@ -2,6 +2,8 @@ package dev.baton.test;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * Several independent {@code redis-server} masters, each a {@link RedisServer} with its own port and directory and no
@@ -33,7 +35,23 @@ public final class RedisServers implements AutoCloseable {
         if (count < 1) {
             throw new IllegalArgumentException("count must be at least 1, was " + count);
         }
-        RedisBinary binary = RedisBinary.locate();
+        return start(RedisBinary.locate(), count);
+    }
+
+    /**
+     * Starts {@code count} servers with the given binary.
+     *
+     * @param binary the {@code redis-server} to run
+     * @param count  how many servers, at least 1
+     * @return the servers, each answering {@code PING}
+     * @throws IllegalArgumentException if {@code count < 1}
+     * @throws IllegalStateException    if a server does not come up (those already started are closed)
+     */
+    public static RedisServers start(RedisBinary binary, int count) {
+        Objects.requireNonNull(binary, "binary");
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1, was " + count);
+        }
         List<RedisServer> started = new ArrayList<>(count);
         try {
             for (int i = 0; i < count; i++) {
@@ -70,6 +88,15 @@ public final class RedisServers implements AutoCloseable {
      */
     public RedisServer get(int i) {
         return servers.get(i);
+    }
+
+    /**
+     * The servers' URIs, e.g. for a Redlock client that takes one URI per independent master.
+     *
+     * @return {@code redis://127.0.0.1:<port>} of every server, in start order (immutable)
+     */
+    public List<String> uris() {
+        return servers.stream().map(RedisServer::uri).collect(Collectors.toUnmodifiableList());
     }
 
     /** Closes every server; see the class documentation. */
