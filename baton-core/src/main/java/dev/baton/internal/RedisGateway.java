@@ -24,6 +24,7 @@ import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
@@ -65,6 +66,8 @@ final class RedisGateway implements AutoCloseable {
     private final String endpoint;
     private final boolean credentialsGiven;
     private volatile boolean closing;
+    /** The pub/sub connection, once opened: with the command connection, the ones whose losses are logged. */
+    private volatile StatefulRedisPubSubConnection<String, String> pubSub;
 
     private RedisGateway(BatonConfig config) {
         this.commandTimeout = config.commandTimeout();
@@ -85,7 +88,11 @@ final class RedisGateway implements AutoCloseable {
         client.addListener(new ConnectionLog());
         long connecting = System.nanoTime();
         try {
-            this.connection = client.connect(StringCodec.UTF8);
+            // Behind Sentinel, a master-replica connection: it listens to the sentinels and moves its commands to
+            // the promoted replica after a failover. A plain connection would stay on the old master, which a
+            // failover only demotes, and every write would then be refused as READONLY.
+            this.connection = address.sentinel() ? MasterReplica.connect(client, StringCodec.UTF8, uri)
+                    : client.connect(StringCodec.UTF8);
         } catch (RuntimeException e) {
             shutdown();
             throw connectFailure(e, Duration.ofNanos(System.nanoTime() - connecting));
@@ -165,6 +172,7 @@ final class RedisGateway implements AutoCloseable {
     /** Opens the (one) pub/sub connection of this Baton; Lettuce re-subscribes its channels after reconnecting. */
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
         return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
+                .whenComplete((c, e) -> pubSub = c)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
     }
 
@@ -376,14 +384,18 @@ final class RedisGateway implements AutoCloseable {
 
     /**
      * Logs lost and regained connections: while one is down, calls fail fast and Lettuce reconnects in the
-     * background, and an operator should be able to see when and for how long that happened.
+     * background, and an operator should be able to see when and for how long that happened. Only Baton's own two
+     * connections are logged as warnings; the short-lived ones Lettuce opens to look at a Sentinel topology come and
+     * go by design, so they are logged at debug.
      */
     private final class ConnectionLog implements RedisConnectionStateListener {
         private volatile boolean lost;
 
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-            if (!closing) { // (Lettuce marks the connection inactive before it tells listeners)
+            if (!isOurs(connection)) {
+                log.debug("a topology connection of Lettuce's to Redis at {} closed", endpoint);
+            } else if (!closing) { // (Lettuce marks the connection inactive before it tells listeners)
                 lost = true;
                 log.warn("lost the {} connection to Redis at {}; reconnecting in the background (calls fail fast "
                         + "until then)", kind(connection), endpoint);
@@ -392,7 +404,7 @@ final class RedisGateway implements AutoCloseable {
 
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
-            if (lost) {
+            if (lost && isOurs(connection)) {
                 log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
             }
         }
@@ -400,6 +412,10 @@ final class RedisGateway implements AutoCloseable {
         @Override
         public void onRedisExceptionCaught(RedisChannelHandler<?, ?> connection, Throwable cause) {
             log.debug("{} connection to Redis at {} failed: {}", kind(connection), endpoint, cause.toString());
+        }
+
+        private boolean isOurs(RedisChannelHandler<?, ?> c) {
+            return c == connection || c == pubSub;
         }
 
         private String kind(RedisChannelHandler<?, ?> connection) {
