@@ -4,6 +4,7 @@ import dev.baton.internal.RedisAddress;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -21,6 +22,7 @@ import java.util.function.Supplier;
  */
 public final class BatonConfig {
     private final String uri;
+    private final List<String> clusterSeeds;
     private final String namespace;
     private final Duration watchdogLease;
     private final Duration commandTimeout;
@@ -34,7 +36,8 @@ public final class BatonConfig {
     private final Supplier<char[]> password;
 
     private BatonConfig(Builder b) {
-        this.uri = b.uri;
+        this.uri = b.uri != null ? b.uri : b.clusterSeeds.get(0);
+        this.clusterSeeds = b.clusterSeeds;
         this.namespace = b.namespace;
         this.watchdogLease = b.watchdogLease;
         this.commandTimeout = b.commandTimeout;
@@ -71,6 +74,16 @@ public final class BatonConfig {
      */
     public String uri() {
         return uri;
+    }
+
+    /**
+     * The seed URIs of a Redis Cluster given to {@link Builder#cluster(String...)}, or empty for a standalone server
+     * or Sentinel ({@link #uri()}). With a cluster, {@link #uri()} is the first seed.
+     *
+     * @return the cluster's seed URIs, in the order given
+     */
+    public List<String> clusterSeeds() {
+        return clusterSeeds;
     }
 
     /**
@@ -186,7 +199,9 @@ public final class BatonConfig {
 
     @Override
     public String toString() {
-        return "BatonConfig{uri=" + redactedUri(uri) + ", namespace=" + namespace + ", watchdogLease=" + watchdogLease
+        return "BatonConfig{" + (clusterSeeds.isEmpty() ? "uri=" + redactedUri(uri)
+                : "cluster=" + clusterSeeds.stream().map(BatonConfig::redactedUri).toList())
+                + ", namespace=" + namespace + ", watchdogLease=" + watchdogLease
                 + ", commandTimeout=" + commandTimeout + ", recheckInterval=" + recheckInterval
                 + ", fencingTokenRetention=" + fencingTokenRetention + ", localHandoffLimit=" + localHandoffLimit
                 + ", rateLimitTimeout=" + rateLimitTimeout
@@ -203,6 +218,7 @@ public final class BatonConfig {
     /** Builder of {@link BatonConfig}. Not thread-safe. */
     public static final class Builder {
         private String uri;
+        private List<String> clusterSeeds = List.of();
         private String namespace = "baton";
         private Duration watchdogLease = Duration.ofSeconds(30);
         private Duration commandTimeout = Duration.ofSeconds(3);
@@ -228,6 +244,25 @@ public final class BatonConfig {
          */
         public Builder uri(String uri) {
             this.uri = Objects.requireNonNull(uri, "uri");
+            return this;
+        }
+
+        /**
+         * Connects to a Redis Cluster through these seeds: {@code redis://} or {@code rediss://} URIs of some of its
+         * nodes (one is enough; more survive a seed being down). Baton then learns the topology from the cluster,
+         * follows {@code MOVED} and {@code ASK} redirections, failovers and slot migrations, and keeps every key of
+         * one lock or rate limiter in one hash slot. Not together with {@link #uri(String)}. All seeds must carry the
+         * same credentials, or none (then give them to {@link #username} and {@link #password(char[])}).
+         *
+         * @param seedUris at least one node of the cluster
+         * @return this builder
+         */
+        public Builder cluster(String... seedUris) {
+            Objects.requireNonNull(seedUris, "seedUris");
+            for (int i = 0; i < seedUris.length; i++) {
+                Objects.requireNonNull(seedUris[i], "seedUris[" + i + "]");
+            }
+            this.clusterSeeds = List.of(seedUris);
             return this;
         }
 
@@ -382,10 +417,25 @@ public final class BatonConfig {
          *         token retention is shorter than the watchdog lease
          */
         public BatonConfig build() {
-            if (uri == null || uri.isBlank()) {
-                throw new IllegalArgumentException("uri is required, e.g. redis://localhost:6379");
+            if (uri != null && !clusterSeeds.isEmpty()) {
+                throw new IllegalArgumentException("give either uri(...) or cluster(...), not both");
             }
-            RedisAddress address = RedisAddress.parse(uri);
+            if ((uri == null || uri.isBlank()) && clusterSeeds.isEmpty()) {
+                throw new IllegalArgumentException("uri is required, e.g. redis://localhost:6379 (or cluster(...) with "
+                        + "the seed URIs of a Redis Cluster)");
+            }
+            RedisAddress address = RedisAddress.parse(uri != null ? uri : clusterSeeds.get(0));
+            for (String seed : clusterSeeds) {
+                RedisAddress other = RedisAddress.parse(seed);
+                if (other.sentinel()) {
+                    throw new IllegalArgumentException("cluster seeds are redis:// or rediss:// URIs of cluster nodes, "
+                            + "not redis-sentinel://: " + RedisAddress.redacted(seed));
+                }
+                if (other.tls() != address.tls() || other.hasCredentials() != address.hasCredentials()) {
+                    throw new IllegalArgumentException("cluster seeds must all use the same scheme and all carry "
+                            + "credentials or none: " + RedisAddress.redacted(seed));
+                }
+            }
             if (address.hasCredentials() && (username != null || password != null)) {
                 throw new IllegalArgumentException("credentials are given twice, in the uri and with username() or "
                         + "password(): give them in one place");

@@ -3,6 +3,7 @@ package dev.baton.internal;
 import dev.baton.BatonConfig;
 import dev.baton.BatonException;
 import dev.baton.BatonUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
@@ -21,7 +22,16 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.masterreplica.MasterReplica;
@@ -32,6 +42,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -57,11 +68,16 @@ final class RedisGateway implements AutoCloseable {
 
     /** The resources Baton started for itself, shut down with it; null when they are the application's. */
     private final ClientResources ownResources;
-    private final RedisClient client;
+    /** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
+    private final AbstractRedisClient client;
     private final RedisAddress address;
     private final RedisURI uri;
-    private final StatefulRedisConnection<String, String> connection;
-    private final RedisAsyncCommands<String, String> commands;
+    private final boolean cluster;
+    private final StatefulConnection<String, String> connection;
+    /** The command connection's commands, by the interfaces standalone and cluster connections share. */
+    private final RedisScriptingAsyncCommands<String, String> scripting;
+    private final RedisKeyAsyncCommands<String, String> keyCommands;
+    private final BaseRedisAsyncCommands<String, String> base;
     private final Duration commandTimeout;
     private final String endpoint;
     private final boolean credentialsGiven;
@@ -73,32 +89,78 @@ final class RedisGateway implements AutoCloseable {
         this.commandTimeout = config.commandTimeout();
         this.address = RedisAddress.parse(config.uri());
         this.uri = lettuceUri(address, config);
-        this.endpoint = address.endpoint();
+        this.cluster = !config.clusterSeeds().isEmpty();
+        List<RedisAddress> seeds = config.clusterSeeds().stream().map(RedisAddress::parse).toList();
+        this.endpoint = cluster ? "cluster " + String.join(",", seeds.stream().map(RedisAddress::endpoint).toList())
+                : address.endpoint();
         this.credentialsGiven = address.hasCredentials() || config.password().isPresent();
         this.ownResources = config.clientResources().isPresent() ? null : ClientResources.builder()
                 .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
                 .build();
-        this.client = RedisClient.create(config.clientResources().orElse(ownResources), uri);
-        client.setOptions(ClientOptions.builder()
-                .autoReconnect(true)
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-                .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build())
-                .build());
+        ClientResources resources = config.clientResources().orElse(ownResources);
+        SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build();
+        if (cluster) {
+            RedisClusterClient clusterClient = RedisClusterClient.create(resources,
+                    seeds.stream().map(seed -> lettuceUri(seed, config)).toList());
+            clusterClient.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    // Lettuce opens a node's connection when a command first goes there, so rejecting commands
+                    // while disconnected would refuse those first commands; they wait instead, bounded by the
+                    // command timeout like every other command.
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .socketOptions(socket)
+                    // Follow failovers and slot migrations as soon as a redirection or a lost node shows one,
+                    // and look now and then in case nothing did.
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .enablePeriodicRefresh(Duration.ofSeconds(30))
+                            .build())
+                    .build());
+            this.client = clusterClient;
+        } else {
+            RedisClient standalone = RedisClient.create(resources, uri);
+            standalone.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .socketOptions(socket)
+                    .build());
+            this.client = standalone;
+        }
         client.addListener(new ConnectionLog());
         long connecting = System.nanoTime();
         try {
-            // Behind Sentinel, a master-replica connection: it listens to the sentinels and moves its commands to
-            // the promoted replica after a failover. A plain connection would stay on the old master, which a
-            // failover only demotes, and every write would then be refused as READONLY.
-            this.connection = address.sentinel() ? MasterReplica.connect(client, StringCodec.UTF8, uri)
-                    : client.connect(StringCodec.UTF8);
+            if (client instanceof RedisClusterClient c) {
+                StatefulRedisClusterConnection<String, String> conn = c.connect(StringCodec.UTF8);
+                this.connection = conn;
+                RedisAdvancedClusterAsyncCommands<String, String> async = conn.async();
+                this.scripting = async;
+                this.keyCommands = async;
+                this.base = async;
+            } else {
+                RedisClient c = (RedisClient) client;
+                // Behind Sentinel, a master-replica connection: it listens to the sentinels and moves its commands
+                // to the promoted replica after a failover. A plain connection would stay on the old master, which a
+                // failover only demotes, and every write would then be refused as READONLY.
+                StatefulRedisConnection<String, String> conn = address.sentinel()
+                        ? MasterReplica.connect(c, StringCodec.UTF8, uri) : c.connect(StringCodec.UTF8);
+                this.connection = conn;
+                RedisAsyncCommands<String, String> async = conn.async();
+                this.scripting = async;
+                this.keyCommands = async;
+                this.base = async;
+            }
         } catch (RuntimeException e) {
             shutdown();
             throw connectFailure(e, Duration.ofNanos(System.nanoTime() - connecting));
         }
-        this.commands = connection.async();
         log.debug("connected to Redis at {}", endpoint);
+    }
+
+    /** Whether this gateway talks to a Redis Cluster: scripts must then keep to one hash slot each. */
+    boolean isCluster() {
+        return cluster;
     }
 
     /** Lettuce's URI, built from Baton's own parse, so that Lettuce never parses (or echoes) the user's string. */
@@ -148,19 +210,19 @@ final class RedisGateway implements AutoCloseable {
     <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
         CompletableFuture<T> bySha;
         try {
-            bySha = commands.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+            bySha = scripting.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
         } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
             return CompletableFuture.failedFuture(translate(e));
         }
         // One stage on the success path; the fallback and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                ? commands.<T>eval(script.body(), type, keys, args).toCompletableFuture()
+                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture()
                         .exceptionallyCompose(again -> CompletableFuture.failedFuture(translate(again)))
                 : CompletableFuture.failedFuture(translate(e)));
     }
 
     CompletableFuture<Boolean> exists(String key) {
-        return commands.exists(key).toCompletableFuture()
+        return keyCommands.exists(key).toCompletableFuture()
                 .handle((n, e) -> {
                     if (e != null) {
                         throw translate(e);
@@ -171,7 +233,12 @@ final class RedisGateway implements AutoCloseable {
 
     /** Opens the (one) pub/sub connection of this Baton; Lettuce re-subscribes its channels after reconnecting. */
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
-        return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture()
+        CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connecting =
+                client instanceof RedisClusterClient c
+                        // A PUBLISH reaches every node of a cluster, so one subscription on any node hears it.
+                        ? c.connectPubSubAsync(StringCodec.UTF8).toCompletableFuture()
+                        : ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        return connecting.<StatefulRedisPubSubConnection<String, String>>thenApply(c -> c)
                 .whenComplete((c, e) -> pubSub = c)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
     }
@@ -179,7 +246,7 @@ final class RedisGateway implements AutoCloseable {
     /** A {@code PING}: whether Redis answers at all. */
     CompletableFuture<String> ping() {
         try {
-            return commands.ping().toCompletableFuture();
+            return base.ping().toCompletableFuture();
         } catch (RuntimeException e) {
             return CompletableFuture.failedFuture(translate(e));
         }
@@ -268,6 +335,11 @@ final class RedisGateway implements AutoCloseable {
         if (misconfigured != null) {
             return misconfigured;
         }
+        if (cluster && mentionsAnywhere(e, "cluster support disabled")) {
+            return new BatonException("Redis at " + endpoint + " is not a cluster node (cluster support is disabled "
+                    + "there): connect to a standalone server with uri(...), or give cluster(...) the seeds of a Redis "
+                    + "Cluster", e);
+        }
         if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
             return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
                     + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
@@ -313,6 +385,10 @@ final class RedisGateway implements AutoCloseable {
             return new BatonException(at + " refused a command for lack of permission (" + reply + "): the Redis "
                     + "user needs the ACL rule in docs/acl.md", e);
         }
+        if (reply.startsWith("MOVED") || reply.startsWith("ASK ") || reply.startsWith("CLUSTERDOWN")) {
+            return new BatonException(at + " is a node of a Redis Cluster (" + reply + "): connect with "
+                    + "BatonConfig.Builder.cluster(seed URIs) rather than uri(...)", e);
+        }
         if (reply.contains("DB index is out of range")) {
             return new BatonException(at + " has no database " + address.database() + " (" + reply + "): check the "
                     + "database number of the uri (a server has 16, numbered 0 to 15, unless configured otherwise)",
@@ -344,6 +420,22 @@ final class RedisGateway implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /** Whether a message of the failure, its causes or what they suppressed contains the phrase. */
+    private static boolean mentionsAnywhere(Throwable e, String phrase) {
+        if (e == null) {
+            return false;
+        }
+        if (e.getMessage() != null && e.getMessage().contains(phrase)) {
+            return true;
+        }
+        for (Throwable s : e.getSuppressed()) {
+            if (mentionsAnywhere(s, phrase)) {
+                return true;
+            }
+        }
+        return e.getCause() != e && mentionsAnywhere(e.getCause(), phrase);
     }
 
     /** Whether the server hung up during the handshake, rather than never answering. */

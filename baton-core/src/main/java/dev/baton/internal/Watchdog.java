@@ -1,7 +1,10 @@
 package dev.baton.internal;
 
+import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
@@ -11,8 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews every watchdog-leased hold of one Baton from one scheduler, every third of the watchdog lease, in batches:
- * one {@code lock-renew.lua} call for up to {@value #BATCH} locks. (The Baton talks to one standalone, replicated or
- * Sentinel-managed master, where a script may touch any keys; on Cluster, batches would have to follow hash slots.)
+ * one {@code lock-renew.lua} call for up to {@value #BATCH} locks. On a standalone or Sentinel-managed master a script
+ * may touch any keys; on a Cluster each batch holds the locks of one hash slot.
  *
  * <p>Outcomes per hold: renewed (its local expiry moves on); gone or owned by someone else (the hold is marked lost
  * at once); no answer (Redis unreachable: retried next round). A hold whose local expiry estimate passes without a
@@ -60,8 +63,21 @@ final class Watchdog {
 
     private void renewAll() {
         List<Hold> live = sweepExpired();
-        for (int from = 0; from < live.size(); from += BATCH) {
-            renew(live.subList(from, Math.min(live.size(), from + BATCH)));
+        if (engine.gateway().isCluster()) {
+            // A script may only touch keys of one hash slot on a cluster (else CROSSSLOT): one batch per slot.
+            Map<Integer, List<Hold>> bySlot = new HashMap<>();
+            for (Hold h : live) {
+                bySlot.computeIfAbsent(SlotHash.getSlot(h.keys.lock()), slot -> new ArrayList<>()).add(h);
+            }
+            bySlot.values().forEach(this::renewInBatches);
+        } else {
+            renewInBatches(live);
+        }
+    }
+
+    private void renewInBatches(List<Hold> holds) {
+        for (int from = 0; from < holds.size(); from += BATCH) {
+            renew(holds.subList(from, Math.min(holds.size(), from + BATCH)));
         }
     }
 
