@@ -198,6 +198,30 @@ class EventsIT {
     }
 
     @Test
+    void aThrowingListenerKeepsItsEventsAndWhatCloseCausesIsStillDelivered() throws Exception {
+        Recorder recorder = new Recorder() {
+            @Override
+            public void lockAcquired(LockAcquired e) {
+                super.lockAcquired(e);
+                throw new IllegalStateException("a listener's own bug");
+            }
+        };
+        try (LogCapture log = LogCapture.start()) {
+            Baton baton = Baton.connect(config(recorder).build());
+            DistributedLock lock = baton.lock("kept");
+            lock.lock();
+            lock.unlock();
+            lock.lock();
+            baton.close(); // the hold still held is reported lost, and that event arrives before close returns
+            assertThat(recorder.of(BatonListener.LockAcquired.class)).hasSize(2);
+            assertThat(recorder.of(BatonListener.LockReleased.class)).hasSize(1);
+            assertThat(recorder.of(BatonListener.LeaseLost.class)).singleElement()
+                    .satisfies(e -> assertThat(e.reason()).contains("closed"));
+            assertThat(log.lines(Level.WARN, "threw; it keeps receiving events")).hasSize(2);
+        }
+    }
+
+    @Test
     void theApplicationsClientResourcesAreUsedAndLeftRunning() throws Exception {
         ClientResources resources = ClientResources.create();
         try {

@@ -301,21 +301,7 @@ public final class RedisCluster implements AutoCloseable {
      */
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (RedisServer node : nodes) {
-            try {
-                node.close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        RedisServer.closeAll(nodes);
     }
 
     @Override

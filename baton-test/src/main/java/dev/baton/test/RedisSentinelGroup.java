@@ -269,21 +269,7 @@ public final class RedisSentinelGroup implements AutoCloseable {
      */
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (RedisServer node : concat(dataNodes, sentinels)) {
-            try {
-                node.close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        RedisServer.closeAll(concat(dataNodes, sentinels));
     }
 
     @Override

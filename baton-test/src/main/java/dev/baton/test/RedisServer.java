@@ -436,6 +436,28 @@ public final class RedisServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes every server, even if closing one fails; the first failure is then thrown with the others suppressed.
+     * Shared by the kit's groups of servers.
+     */
+    static void closeAll(Iterable<RedisServer> servers) {
+        RuntimeException failure = null;
+        for (RedisServer server : servers) {
+            try {
+                server.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
     @Override
     public String toString() {
         Process p = process;

@@ -102,21 +102,7 @@ public final class RedisServers implements AutoCloseable {
     /** Closes every server; see the class documentation. */
     @Override
     public void close() {
-        RuntimeException failure = null;
-        for (RedisServer server : servers) {
-            try {
-                server.close();
-            } catch (RuntimeException e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-        if (failure != null) {
-            throw failure;
-        }
+        RedisServer.closeAll(servers);
     }
 
     @Override
