@@ -42,6 +42,7 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -81,11 +82,13 @@ final class RedisGateway implements AutoCloseable {
     private final Duration commandTimeout;
     private final String endpoint;
     private final boolean credentialsGiven;
+    private final BatonConfig config;
     private volatile boolean closing;
     /** The pub/sub connection, once opened: with the command connection, the ones whose losses are logged. */
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
 
     private RedisGateway(BatonConfig config) {
+        this.config = config;
         this.commandTimeout = config.commandTimeout();
         this.address = RedisAddress.parse(config.uri());
         this.uri = lettuceUri(address, config);
@@ -347,6 +350,12 @@ final class RedisGateway implements AutoCloseable {
         if (took.compareTo(commandTimeout) >= 0 || mentionsTimeout(e)) {
             return unavailable("did not complete the connection within " + commandTimeout, e);
         }
+        if (closedEarly(e) && !address.tls() && !cluster) {
+            BatonException refused = credentialsRefused();
+            if (refused != null) {
+                return refused;
+            }
+        }
         if (closedEarly(e)) {
             return unavailable("closed the connection while Baton was connecting ("
                     + (credentialsGiven ? "Redis 6 does that on a wrong password; " : "")
@@ -420,6 +429,30 @@ final class RedisGateway implements AutoCloseable {
             }
         }
         return false;
+    }
+
+    /**
+     * After a hang-up during a handshake that carried credentials: asks the server about them on a socket of its own,
+     * and returns the refusal to report, or null if they were not the problem (or cannot be checked this way).
+     */
+    private BatonException credentialsRefused() {
+        if (!credentialsGiven || address.sentinel()) {
+            return null;
+        }
+        String user = config.username().orElse(address.username().orElse(null));
+        boolean supplied = config.password().isPresent(); // a fresh array of our own, cleared after use
+        char[] password = supplied ? config.password().get().get() : address.password().orElse(null);
+        if (password == null) {
+            return null;
+        }
+        try {
+            String reply = PlainRedisProbe.authReply(address.hosts().get(0), user, password, commandTimeout);
+            return reply == null ? null : misconfiguration(new RedisCommandExecutionException(reply.substring(1)));
+        } finally {
+            if (supplied) {
+                Arrays.fill(password, '\0');
+            }
+        }
     }
 
     /** Whether a message of the failure, its causes or what they suppressed contains the phrase. */
