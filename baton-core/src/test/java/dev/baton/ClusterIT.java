@@ -25,6 +25,8 @@ import org.junit.jupiter.api.Test;
  * while locks are held.
  */
 class ClusterIT {
+    /** Long enough that a loaded machine's slow round is no lost lease; the holds below outlive it twice. */
+    private static final Duration LEASE = Duration.ofSeconds(3);
     private static RedisCluster cluster;
 
     @BeforeAll
@@ -39,7 +41,7 @@ class ClusterIT {
 
     private static Baton connect() {
         return Baton.connect(BatonConfig.builder().cluster(cluster.seedUris().toArray(String[]::new))
-                .commandTimeout(Duration.ofSeconds(2)).watchdogLease(Duration.ofMillis(1500))
+                .commandTimeout(Duration.ofSeconds(2)).watchdogLease(LEASE)
                 .recheckInterval(TestBatons.RECHECK).build());
     }
 
@@ -65,7 +67,7 @@ class ClusterIT {
                 assertThat(master.command("EXISTS", "baton:lock:{" + lock.name() + "}")).isEqualTo("1");
             }
             // Twice the watchdog lease: only renewals (one script per slot) keep them.
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
+            long until = System.nanoTime() + LEASE.multipliedBy(2).toNanos();
             await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - until > 0);
             for (DistributedLock lock : held) {
                 assertThat(lock.isHeldByCurrentThread()).isTrue();
@@ -109,7 +111,7 @@ class ClusterIT {
             cluster.migrateSlot(HashSlot.of(moving.name()), target);
             assertThat(target.command("EXISTS", "baton:lock:{" + moving.name() + "}")).isEqualTo("1");
             // Renewals and the release find the lock on its new master (MOVED is followed).
-            long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(3_000);
+            long until = System.nanoTime() + LEASE.multipliedBy(2).toNanos();
             await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() - until > 0);
             assertThat(moving.isHeldByCurrentThread()).isTrue();
             moving.unlock();
