@@ -15,7 +15,7 @@
 --
 -- The 'waiters' mark stays, so remote waiters are still notified when the lock is finally released.
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count')
-if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] or held[3] ~= '1' then
+if not owns(held[1], held[2], ARGV[1], ARGV[2]) or held[3] ~= '1' then
   return -1
 end
 local token = mint_token(KEYS[2], ARGV[6]) -- lib/mint-token.lua, prepended when the script is loaded

@@ -13,7 +13,7 @@
 -- Matching the token as well as the owner makes a release precise: a late or reordered release (say, one retried
 -- after NOSCRIPT) can never remove a newer acquisition by the same thread.
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count', 'waiters')
-if held[1] ~= ARGV[1] or held[2] ~= ARGV[2] then
+if not owns(held[1], held[2], ARGV[1], ARGV[2]) then
   return -1
 end
 if held[3] ~= '1' then

@@ -12,7 +12,7 @@ local lease = tonumber(ARGV[1])
 local result = {}
 for i = 1, #KEYS do
   local held = redis.call('HMGET', KEYS[i], 'owner', 'token')
-  if held[1] == ARGV[2 * i] and held[2] == ARGV[2 * i + 1] then
+  if owns(held[1], held[2], ARGV[2 * i], ARGV[2 * i + 1]) then
     if redis.call('PTTL', KEYS[i]) < lease then
       redis.call('PEXPIRE', KEYS[i], lease)
     end
