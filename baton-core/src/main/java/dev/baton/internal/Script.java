@@ -11,8 +11,9 @@ import java.util.HexFormat;
 /**
  * The Lua scripts, one per operation, each in {@code dev/baton/lua/<name>.lua}, with the shared helpers it uses
  * ({@code dev/baton/lua/lib/<helper>.lua}) prepended, so that an invariant (who owns a hold, how tokens are minted)
- * is written once and every script stays one self-contained {@code EVAL} body (Redis 6.2 has no Functions). Loaded from the class path
- * once; {@link RedisGateway} runs them by SHA-1 and falls back to sending the body when Redis answers NOSCRIPT.
+ * is written once and every script stays one self-contained {@code EVAL} body (Redis 6.2 has no Functions). Loaded
+ * from the class path once; {@link RedisGateway} runs them by SHA-1 and falls back to sending the body when Redis
+ * answers NOSCRIPT.
  *
  * <p>Only the helpers a script names are prepended: Redis creates a Lua closure for each one on every call, which a
  * script on the hot path should not pay for helpers it never calls.
