@@ -235,7 +235,10 @@ public final class LockEngine implements AutoCloseable {
             }
         } else if (left == 0) {
             hold.markReleased();
-            runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(), hold.token)));
+            if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener
+                runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(),
+                        hold.token)));
+            }
             if (log.isDebugEnabled()) {
                 log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
             }
@@ -282,8 +285,10 @@ public final class LockEngine implements AutoCloseable {
             return -1;
         }
         from.markReleased();
-        runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
-                token)));
+        if (runtime.events().enabled()) {
+            runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
+                    token)));
+        }
         if (log.isDebugEnabled()) {
             log.debug("handed lock '{}' from {} to {} (fencing token {})", from.keys.name(), from.owner, next.owner(),
                     token);
@@ -344,7 +349,9 @@ public final class LockEngine implements AutoCloseable {
 
     /** A caller found the lock held and waits: for the listener. */
     void waiting(LockKeys keys) {
-        runtime.events().emit(l -> l.lockWaiting(new BatonListener.LockWaiting(keys.name())));
+        if (runtime.events().enabled()) {
+            runtime.events().emit(l -> l.lockWaiting(new BatonListener.LockWaiting(keys.name())));
+        }
     }
 
     /** A renewal round failed: for the listener. */

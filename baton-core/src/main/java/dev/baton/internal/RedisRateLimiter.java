@@ -224,7 +224,9 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private RateLimitCall.Reply read(List<Object> raw, long permits, long sent) {
         RateLimitCall.Reply parsed = call.parse(raw);
-        knownRefusal.learn(permits, sent, System.nanoTime(), parsed.decision());
+        if (!parsed.decision().allowed()) { // only a refusal is remembered: a grant needs no second clock read
+            knownRefusal.learn(permits, sent, System.nanoTime(), parsed.decision());
+        }
         return parsed;
     }
 
