@@ -1,8 +1,9 @@
 package dev.baton;
 
-import dev.baton.internal.BatonRuntime;
-import dev.baton.internal.LockEngine;
-import dev.baton.internal.RedisRateLimiter;
+import dev.baton.internal.lock.LockEngine;
+import dev.baton.internal.ratelimit.RedisRateLimiter;
+import dev.baton.internal.runtime.BatonRuntime;
+
 import java.util.Objects;
 
 /**

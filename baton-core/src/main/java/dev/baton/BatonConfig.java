@@ -1,6 +1,7 @@
 package dev.baton;
 
-import dev.baton.internal.RedisAddress;
+import dev.baton.internal.transport.RedisAddress;
+
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.Objects;

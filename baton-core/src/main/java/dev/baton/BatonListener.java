@@ -1,5 +1,6 @@
 package dev.baton;
 
+
 import java.time.Duration;
 
 /**

@@ -1,0 +1,17 @@
+package dev.baton.internal.lock;
+
+/**
+ * What one acquisition asks Redis for ({@code lock-acquire.lua}'s arguments).
+ *
+ * @param keys        the lock
+ * @param owner       owner id (thread-owned or lease)
+ * @param holder      description of the requesting process and thread, for operators
+ * @param leaseMillis lease to set (or lengthen, on re-entry)
+ * @param heldToken   token of the hold the owner already has and may re-enter, 0 if none
+ * @param watchdog    whether the hold is renewed by the watchdog (no explicit lease)
+ * @param threadOwned whether the owner is a thread (re-entrant) rather than a lease
+ * @param startedNanos when the caller asked ({@link System#nanoTime()}), for the time it waited
+ */
+record AcquireRequest(LockKeys keys, String owner, String holder, long leaseMillis, long heldToken, boolean watchdog,
+                      boolean threadOwned, long startedNanos) {
+}

@@ -1,0 +1,143 @@
+package dev.baton.internal.lock;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One acquisition as this process sees it: owner, fencing token, hold count and the local belief about its lease.
+ * Shared by the thread-owned lock (where re-entries raise {@link #count}) and by {@link RedisLease}.
+ *
+ * <p>A hold ends exactly once, either {@link #markReleased() released} or {@link #markLost(String) lost}; only a
+ * loss completes {@link #lost} (the engine does, on its callback executor). The local expiry estimate is
+ * conservative: it counts the lease from the moment the acquire or renew command was <em>sent</em>, so this process
+ * believes the lease ended no later than Redis does.
+ */
+final class Hold {
+    enum State { HELD, RELEASED, LOST }
+
+    final LockKeys keys;
+    final String owner;
+    final long token;
+    final CompletableFuture<Void> lost = new CompletableFuture<>();
+
+    private int count;
+    private State state = State.HELD;
+    private String lostReason = "";
+    private boolean watchdog;
+    /** The hold count of a watchdog re-entry into a fixed-lease hold; 0 if none is active. */
+    private int watchdogFromCount;
+    private long expiresAtNanos;
+    private ScheduledFuture<?> expiryTimer;
+
+    Hold(LockKeys keys, String owner, long token, int count, boolean watchdog, long expiresAtNanos) {
+        this.keys = keys;
+        this.owner = owner;
+        this.token = token;
+        this.count = count;
+        this.watchdog = watchdog;
+        this.expiresAtNanos = expiresAtNanos;
+    }
+
+    synchronized int count() {
+        return count;
+    }
+
+    synchronized void setCount(int count) {
+        this.count = count;
+    }
+
+    synchronized boolean isHeld() {
+        return state == State.HELD;
+    }
+
+    synchronized State state() {
+        return state;
+    }
+
+    synchronized String lostReason() {
+        return lostReason;
+    }
+
+    synchronized boolean watchdog() {
+        return watchdog;
+    }
+
+    synchronized long expiresAtNanos() {
+        return expiresAtNanos;
+    }
+
+    /**
+     * A re-entry: Redis may have lengthened the lease. A watchdog re-entry of a fixed-lease hold keeps the hold
+     * renewed until that re-entry is released again ({@link #watchdogEndsAt}).
+     */
+    synchronized void reentered(int count, boolean watchdog, long expiresAtNanos) {
+        this.count = count;
+        if (watchdog && !this.watchdog) {
+            this.watchdog = true;
+            this.watchdogFromCount = count;
+        }
+        this.expiresAtNanos = Math.max(this.expiresAtNanos, expiresAtNanos);
+    }
+
+    /**
+     * Whether dropping to {@code count} holds ends the watchdog re-entry of a fixed-lease hold; if so, the hold is
+     * fixed-lease again and expires at its last renewal's estimate.
+     */
+    synchronized boolean watchdogEndsAt(int count) {
+        if (watchdogFromCount == 0 || count >= watchdogFromCount) {
+            return false;
+        }
+        watchdog = false;
+        watchdogFromCount = 0;
+        return true;
+    }
+
+    /** A successful renewal sent at some instant: the lease now runs to at least {@code expiresAtNanos}. */
+    synchronized void renewed(long expiresAtNanos) {
+        if (state == State.HELD) {
+            this.expiresAtNanos = Math.max(this.expiresAtNanos, expiresAtNanos);
+        }
+    }
+
+    synchronized void expiryTimer(ScheduledFuture<?> timer) {
+        if (expiryTimer != null) {
+            expiryTimer.cancel(false);
+        }
+        expiryTimer = timer;
+    }
+
+    /** @return true if this call ended the hold (it was held) */
+    boolean markReleased() {
+        synchronized (this) {
+            if (state != State.HELD) {
+                return false;
+            }
+            state = State.RELEASED;
+            cancelTimer();
+        }
+        return true;
+    }
+
+    /** @return true if this call ended the hold; the caller then completes {@link #lost}. */
+    synchronized boolean markLost(String reason) {
+        if (state != State.HELD) {
+            return false;
+        }
+        state = State.LOST;
+        lostReason = reason;
+        cancelTimer();
+        return true;
+    }
+
+    private void cancelTimer() {
+        if (expiryTimer != null) {
+            expiryTimer.cancel(false);
+            expiryTimer = null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Hold{lock=" + keys.name() + ", owner=" + owner + ", token=" + token + ", state=" + state() + "}";
+    }
+}

@@ -1,0 +1,126 @@
+package dev.baton.internal.lock;
+
+import dev.baton.internal.runtime.Identity;
+import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Script;
+
+import dev.baton.LockInfo;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The lock scripts as typed calls: the one place that builds their {@code KEYS} and {@code ARGV} and reads their
+ * replies, so that the engine, the watchdog and the attempts never assemble arguments or cast replies. Each method
+ * names its script; the meaning of every argument and reply is in the script's header.
+ */
+final class LockCalls {
+    static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
+    static final Script RELEASE = Script.load("lock-release", "owns");
+    static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token");
+    static final Script RENEW = Script.load("lock-renew", "owns");
+    static final Script FORCE_UNLOCK = Script.load("lock-force-unlock");
+    static final Script INSPECT = Script.load("lock-inspect");
+
+    private final RedisGateway gateway;
+    private final String tokenRetentionMillis;
+
+    LockCalls(RedisGateway gateway, Duration tokenRetention) {
+        this.gateway = gateway;
+        this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
+    }
+
+    /**
+     * The reply of {@code lock-acquire.lua}.
+     *
+     * @param granted   whether the lock is now the caller's (acquired or re-entered)
+     * @param token     the fencing token of the hold, when granted
+     * @param holdCount the hold count, when granted (1 for a fresh acquisition)
+     * @param pttl      when not granted, the holder's remaining lease in milliseconds
+     */
+    record Acquired(boolean granted, long token, int holdCount, long pttl) {
+    }
+
+    /** {@code lock-acquire.lua}: acquire or re-enter; marks the lock as waited for if the caller will wait. */
+    CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
+        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI,
+                new String[] {r.keys().lock(), r.keys().counter()}, r.owner(), Long.toString(r.leaseMillis()),
+                r.holder(), tokenRetentionMillis, Long.toString(r.heldToken()), willWait ? "1" : "0")
+                .thenApply(reply -> reply.get(0) == 1L
+                        ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
+                        : new Acquired(false, 0, 0, reply.get(1)));
+    }
+
+    /**
+     * {@code lock-release.lua}: releases one hold count.
+     *
+     * @param publish whether to notify even if no waiter marked the lock (the releasing Baton has local waiters)
+     * @return the hold count left (0: released), or -1 if this hold was no longer in Redis
+     */
+    CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
+        return gateway.run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+                Long.toString(token), keys.channel(), publish ? "1" : "0");
+    }
+
+    /**
+     * {@code lock-handoff.lua}: passes the lock from its current single hold straight to another owner.
+     *
+     * @return the new owner's fencing token, or -1 if the current owner no longer held it exactly once
+     */
+    CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+        return gateway.run(HANDOFF, ScriptOutputType.INTEGER,
+                new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
+                to.owner(), Long.toString(to.leaseMillis()), to.holder(), tokenRetentionMillis);
+    }
+
+    /**
+     * {@code lock-renew.lua}: extends every hold of the batch whose owner and token still match.
+     *
+     * @return for each hold, in order, whether it was renewed
+     */
+    CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
+        String[] keys = new String[batch.size()];
+        String[] args = new String[2 * batch.size() + 1];
+        args[0] = Long.toString(leaseMillis);
+        for (int i = 0; i < keys.length; i++) {
+            Hold h = batch.get(i);
+            keys[i] = h.keys.lock();
+            args[2 * i + 1] = h.owner;
+            args[2 * i + 2] = Long.toString(h.token);
+        }
+        return gateway.<List<Long>>run(RENEW, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
+            boolean[] renewed = new boolean[reply.size()];
+            for (int i = 0; i < renewed.length; i++) {
+                renewed[i] = reply.get(i) == 1L;
+            }
+            return renewed;
+        });
+    }
+
+    /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */
+    CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
+        return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER, new String[] {keys.lock()},
+                keys.channel()).thenApply(deleted -> deleted == 1L);
+    }
+
+    /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */
+    CompletableFuture<LockInfo> inspect(LockKeys keys) {
+        return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()}).thenApply(r -> {
+                    long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
+                    if (r.get(0) == null) {
+                        return new LockInfo(keys.name(), Optional.empty(), lastToken);
+                    }
+                    String owner = (String) r.get(0);
+                    // "instance pid host thread-name", as Identity.holderOfCallingThread() wrote it
+                    String[] holder = ((String) r.get(3)).split(" ", 4);
+                    return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(holder[0], holder[2],
+                            Long.parseLong(holder[1]), holder.length > 3 ? holder[3] : "",
+                            Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
+                            Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
+                            lastToken);
+                });
+    }
+}

@@ -1,0 +1,448 @@
+package dev.baton.internal.lock;
+
+import dev.baton.internal.runtime.BatonRuntime;
+import dev.baton.internal.runtime.Identity;
+import dev.baton.internal.runtime.Require;
+import dev.baton.internal.transport.RedisGateway;
+
+import dev.baton.BatonConfig;
+import dev.baton.BatonListener;
+import dev.baton.DistributedLock;
+import dev.baton.LockInfo;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The lock protocol of one Baton, shared by thread-owned locks and leases: it runs the scripts, turns grants into
+ * {@link Hold}s, hands watchdog holds to the {@link Watchdog} and times fixed leases out. Facades
+ * ({@link RedisDistributedLock}, {@link RedisLease}) only check arguments and translate outcomes.
+ *
+ * <p>Owners are opaque strings: {@code <instance>:t<thread id>} for thread-owned holds, {@code <instance>:L<n>} for
+ * leases. The runtime's single-threaded scheduler serves timers, re-checks and renewals; its tasks never block. The
+ * engine depends on the {@link BatonRuntime}, never on other primitives, and the runtime tells it when it closes.
+ */
+public final class LockEngine implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+
+    private final BatonRuntime runtime;
+    /** The runtime this engine started for itself ({@link #start(BatonConfig)}), closed with it; else null. */
+    private final BatonRuntime ownRuntime;
+    private final BatonConfig config;
+    private final Identity identity;
+    private final RedisGateway gateway;
+    private final ReleaseNotifications notifications;
+    private final Watchdog watchdog;
+    private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
+    /** The hold of this Baton on each lock it holds, by lock key: lets local waiters queue without asking Redis. */
+    private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
+    private final LockCalls calls;
+    private final long recheckNanos;
+    private final int localHandoffLimit;
+
+    private LockEngine(BatonRuntime runtime, boolean owned) {
+        this.runtime = runtime;
+        this.ownRuntime = owned ? runtime : null;
+        this.config = runtime.config();
+        this.identity = runtime.identity();
+        this.gateway = runtime.gateway();
+        // Keep a subscription a little after its last waiter left, so a hot lock does not resubscribe every time.
+        long lingerNanos = Math.min(config.recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
+        this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
+        this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
+        this.recheckNanos = config.recheckInterval().toNanos();
+        this.calls = new LockCalls(gateway, config.fencingTokenRetention());
+        this.localHandoffLimit = config.localHandoffLimit();
+        runtime.onClose(this::endEverything);
+        watchdog.start();
+    }
+
+    /**
+     * The lock engine of a runtime: it shares the runtime's connection, scheduler and identity, and ends its waits
+     * and holds when the runtime closes.
+     */
+    public static LockEngine start(BatonRuntime runtime) {
+        return new LockEngine(runtime, false);
+    }
+
+    /** An engine on a runtime of its own, closed with the engine: for tests and tools that need locks only. */
+    public static LockEngine start(BatonConfig config) {
+        return new LockEngine(BatonRuntime.start(config), true);
+    }
+
+    public String instanceId() {
+        return runtime.instanceId();
+    }
+
+    public DistributedLock lock(String name) {
+        checkOpen();
+        return new RedisDistributedLock(this, LockKeys.of(config.namespace(), Require.lockName(name)));
+    }
+
+    public LockInfo inspect(String name) {
+        checkOpen();
+        return gateway.await(calls.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
+    }
+
+    // ---- owners ----
+
+    String threadOwner() {
+        return identity.threadOwner();
+    }
+
+    String newLeaseOwner() {
+        return identity.newLeaseOwner();
+    }
+
+    // ---- acquiring ----
+
+    /**
+     * Starts an attempt for the calling thread (its name is recorded as the holder's thread). A thread-owned attempt
+     * may re-enter the thread's current hold; a lease attempt never re-enters.
+     */
+    AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
+                           boolean threadOwned) {
+        checkOpen();
+        Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
+        long heldToken = current != null && current.isHeld() ? current.token : 0;
+        AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
+                heldToken, watchdogLease, threadOwned, System.nanoTime());
+        return new AcquireAttempt(this, request, waitNanos).start();
+    }
+
+    CompletableFuture<LockCalls.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
+        return calls.acquire(r, willWait);
+    }
+
+    /** Whether another owner of this Baton holds the lock, as far as this Baton knows. */
+    boolean heldLocallyByOther(LockKeys keys, String owner) {
+        Hold h = localHolders.get(keys.lock());
+        return h != null && h.isHeld() && !h.owner.equals(owner);
+    }
+
+    /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
+    Hold granted(AcquireRequest r, AcquireAttempt.Grant grant) {
+        if (runtime.events().enabled()) {
+            Duration waited = Duration.ofNanos(Math.max(0, System.nanoTime() - r.startedNanos()));
+            String name = r.keys().name();
+            runtime.events().emit(l -> l.lockAcquired(new BatonListener.LockAcquired(name, grant.token(),
+                    grant.holdCount(), waited)));
+        }
+        long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(r.leaseMillis());
+        Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.keys(), r.owner())) : null;
+        if (existing != null && existing.isHeld()) {
+            if (existing.token == grant.token()) {
+                existing.reentered(grant.holdCount(), r.watchdog(), expiresAt);
+                track(existing);
+                return existing;
+            }
+            // Redis granted a fresh acquisition, so the hold we believed in was lost before we noticed.
+            lost(existing, "the lock was found deleted or owned by someone else at re-entry");
+        }
+        Hold hold = new Hold(r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(), expiresAt);
+        if (log.isDebugEnabled()) {
+            log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
+                    r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
+        }
+        if (r.threadOwned()) {
+            threadHolds.put(holdKey(r.keys(), r.owner()), hold);
+        }
+        track(hold);
+        return hold;
+    }
+
+    /** Undoes {@link #granted} for a caller that gave up meanwhile (the orphan is then released in Redis). */
+    void abandon(Hold hold, AcquireAttempt.Grant grant) {
+        if (grant.holdCount() > 1) {
+            hold.setCount(hold.count() - 1); // it was a re-entry: the outer hold stays
+            endWatchdogReentryIfOver(hold);
+            return;
+        }
+        watchdog.unwatch(hold);
+        localHolders.remove(hold.keys.lock(), hold);
+        threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
+        hold.markReleased();
+    }
+
+    /**
+     * After a hold count went down: if that ended a watchdog re-entry into a fixed-lease hold, renewal stops and the
+     * hold runs out one lease after its last renewal. Returns whether it did.
+     */
+    private boolean endWatchdogReentryIfOver(Hold hold) {
+        if (!hold.watchdogEndsAt(hold.count())) {
+            return false;
+        }
+        watchdog.unwatch(hold);
+        track(hold);
+        return true;
+    }
+
+    private void track(Hold hold) {
+        localHolders.put(hold.keys.lock(), hold);
+        if (hold.watchdog()) {
+            watchdog.watch(hold);
+            hold.expiryTimer(null);
+        } else {
+            long delay = hold.expiresAtNanos() - System.nanoTime();
+            hold.expiryTimer(schedule(() -> lost(hold, "its lease ran out"), delay));
+        }
+        if (!hold.isHeld()) {
+            watchdog.unwatch(hold); // lost or released while being tracked
+        }
+    }
+
+    // ---- releasing ----
+
+    /**
+     * Releases one hold count in Redis. When the last count goes, the hold leaves the watchdog first, so no renewal
+     * can follow the release; and if another owner of this Baton is waiting, the lock goes straight to it (at most
+     * {@code localHandoffLimit} times in a row, so other processes get their turn).
+     *
+     * @return the hold count left in Redis, or -1 if Redis no longer had the lock for this owner
+     */
+    int release(Hold hold) {
+        boolean last = hold.count() <= 1;
+        if (last) {
+            watchdog.unwatch(hold);
+            // Before looking for local waiters: a waiter registers first and then looks for us (Dekker-style), so
+            // either we see it here or it sees the lock as no longer held locally and asks Redis.
+            localHolders.remove(hold.keys.lock(), hold);
+            ReleaseNotifications.Waiter next = localHandoffLimit == 0 ? null
+                    : notifications.claimForHandoff(hold.keys.channel(), localHandoffLimit);
+            if (next != null) {
+                return handOver(hold, (AcquireAttempt) next);
+            }
+        }
+        long left;
+        try {
+            left = gateway.await(calls.release(hold.keys, hold.owner, hold.token,
+                    notifications.hasWaiters(hold.keys.channel())));
+        } catch (RuntimeException e) {
+            if (last) {
+                hold.markReleased(); // we gave it up; it expires with its lease
+            }
+            throw e;
+        }
+        if (left > 0) {
+            hold.setCount((int) left);
+            if (!endWatchdogReentryIfOver(hold) && last) {
+                track(hold);
+            }
+        } else if (left == 0) {
+            hold.markReleased();
+            if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener
+                runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(),
+                        hold.token)));
+            }
+            if (log.isDebugEnabled()) {
+                log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
+            }
+        } else {
+            lost(hold, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
+                    + "or lost by Redis)");
+        }
+        return (int) left;
+    }
+
+    /** Passes the lock from {@code from} to a claimed local waiter in one script; the waiter's try never happens. */
+    private int handOver(Hold from, AcquireAttempt to) {
+        AcquireRequest next = to.request();
+        long sentAt = System.nanoTime();
+        CompletableFuture<Long> reply = calls.handoff(from, next);
+        // Order matters for a hot lock: register the new owner's hold, let the releasing thread go on, and only then
+        // wake the new owner. A releasing thread that loops back to lock() then sees the lock held locally and
+        // queues for the next handoff, instead of racing to Redis.
+        CompletableFuture<Long> outcome = new CompletableFuture<>();
+        reply.whenComplete((token, e) -> {
+            if (e != null || token < 0) {
+                to.handoffFailed();
+                if (e != null) {
+                    outcome.completeExceptionally(e);
+                } else {
+                    outcome.complete(token);
+                }
+                return;
+            }
+            Hold nextHold = to.prepareHandoff(token, sentAt);
+            outcome.complete(token);
+            to.settleWith(to.finishHandoff(nextHold, token, sentAt));
+        });
+        long token;
+        try {
+            token = gateway.await(outcome);
+        } catch (RuntimeException e) {
+            from.markReleased(); // we gave it up; it expires with its lease
+            throw e;
+        }
+        if (token < 0) {
+            lost(from, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
+                    + "or lost by Redis)");
+            return -1;
+        }
+        from.markReleased();
+        if (runtime.events().enabled()) {
+            runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
+                    token)));
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("handed lock '{}' from {} to {} (fencing token {})", from.keys.name(), from.owner, next.owner(),
+                    token);
+        }
+        return 0;
+    }
+
+    /** Best-effort release of an acquisition nobody wants any more (its caller timed out or was cancelled). */
+    CompletableFuture<Void> releaseOrphan(LockKeys keys, String owner, long token) {
+        return calls.release(keys, owner, token, notifications.hasWaiters(keys.channel()))
+                .handle((v, e) -> {
+                    if (e != null) {
+                        log.warn("could not release lock '{}' (fencing token {}) that its caller no longer wanted; it "
+                                + "expires with its lease: {}", keys.name(), token, translate(e).getMessage());
+                    }
+                    return null;
+                });
+    }
+
+    void forgetThreadHold(Hold hold) {
+        threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
+    }
+
+    Hold threadHold(LockKeys keys, String owner) {
+        return threadHolds.get(holdKey(keys, owner));
+    }
+
+    void lost(Hold hold, String reason) {
+        watchdog.unwatch(hold);
+        localHolders.remove(hold.keys.lock(), hold);
+        if (hold.markLost(reason)) {
+            log.warn("lost lock '{}' (fencing token {}, owner {}): {}", hold.keys.name(), hold.token, hold.owner,
+                    reason);
+            runtime.events().emit(l -> l.leaseLost(new BatonListener.LeaseLost(hold.keys.name(), hold.token, reason)));
+            completeForUser(() -> hold.lost.complete(null));
+        }
+    }
+
+    void completeForUser(Runnable completion) {
+        runtime.completeForUser(completion);
+    }
+
+    boolean forceUnlock(LockKeys keys) {
+        checkOpen();
+        return gateway.await(calls.forceUnlock(keys));
+    }
+
+    boolean isLocked(LockKeys keys) {
+        checkOpen();
+        return gateway.await(gateway.exists(keys.lock()));
+    }
+
+    // ---- plumbing for the engine's parts ----
+
+    RedisGateway gateway() {
+        return gateway;
+    }
+
+    /** A caller found the lock held and waits: for the listener. */
+    void waiting(LockKeys keys) {
+        if (runtime.events().enabled()) {
+            runtime.events().emit(l -> l.lockWaiting(new BatonListener.LockWaiting(keys.name())));
+        }
+    }
+
+    /** A renewal round failed: for the listener. */
+    void renewalFailed(int holds, String reason) {
+        runtime.events().emit(l -> l.renewalFailed(new BatonListener.RenewalFailed(holds, reason)));
+    }
+
+    LockCalls calls() {
+        return calls;
+    }
+
+    ReleaseNotifications notifications() {
+        return notifications;
+    }
+
+    long watchdogLeaseMillis() {
+        return config.watchdogLease().toMillis();
+    }
+
+    long recheckNanos() {
+        return recheckNanos;
+    }
+
+
+
+    RuntimeException translate(Throwable e) {
+        return gateway.translate(e);
+    }
+
+    ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
+        return runtime.schedule(task, delayNanos);
+    }
+
+    void scheduleRepeating(Runnable task, long periodNanos) {
+        runtime.scheduleRepeating(task, periodNanos);
+    }
+
+    /** What this engine is keeping track of right now; for leak tests and diagnostics. */
+    record Bookkeeping(int renewedHolds, int threadHolds, int localHolders, int waitedLockNames, int waiters,
+                       int sleepingWaiters, int scheduledTasks) {
+    }
+
+    Bookkeeping bookkeeping() {
+        return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), localHolders.size(),
+                notifications.channelCount(), notifications.waiterCount(), notifications.sleepingWaiterCount(),
+                runtime.scheduledTasks());
+    }
+
+    void checkOpen() {
+        runtime.checkOpen();
+    }
+
+    boolean isClosed() {
+        return runtime.isClosed();
+    }
+
+    IllegalStateException closedWhileWaiting(LockKeys keys) {
+        return new IllegalStateException("this Baton was closed while waiting for lock '" + keys.name() + "'");
+    }
+
+    /**
+     * Ends everything in progress when the runtime closes, so that nobody is left hanging or uninformed: every wait
+     * fails with {@link IllegalStateException}; every hold still held is marked lost (nothing renews it any more, it
+     * expires with its lease in Redis). The runtime closes the connection afterwards, which fails any command still
+     * in flight.
+     */
+    private void endEverything() {
+        notifications.closeAll(new IllegalStateException("this Baton was closed while waiting for a lock"));
+        Set<Hold> held = Collections.newSetFromMap(new IdentityHashMap<>());
+        held.addAll(localHolders.values());
+        held.addAll(threadHolds.values());
+        held.addAll(watchdog.watched());
+        for (Hold hold : held) {
+            lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease");
+        }
+    }
+
+    /** Closes the runtime this engine started for itself; an engine on a shared runtime closes with the runtime. */
+    @Override
+    public void close() {
+        if (ownRuntime != null) {
+            ownRuntime.close();
+        }
+    }
+
+    private static String holdKey(LockKeys keys, String owner) {
+        return owner + '\n' + keys.lock();
+    }
+}

@@ -1,0 +1,249 @@
+package dev.baton.internal.lock;
+
+import dev.baton.internal.transport.RedisGateway;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import java.util.Deque;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * The local waiters of one Baton and their release notifications, over one shared pub/sub connection: one
+ * subscription per lock name that has local waiters, kept for a short linger after the last one leaves (so a hot
+ * lock does not subscribe and unsubscribe on every acquisition), then dropped.
+ *
+ * <p>A release message wakes <em>one</em> waiting local waiter (no thundering herd inside a process) and moves the
+ * channel's {@linkplain #epoch epoch}. A waiter whose try was in flight when the message came sees the epoch change
+ * and tries again at once instead of sleeping, so a release is never missed between a failed try and waiting.
+ * Messages lost on a reconnect are covered by each waiter's bounded re-check.
+ *
+ * <p>It also keeps the count of consecutive local handoffs per lock, which bounds how long one Baton can pass a lock
+ * among its own threads while other processes wait.
+ *
+ * <p>Subscribe and unsubscribe commands of one channel are chained, so Redis sees them in the order they were
+ * decided even though they are asynchronous.
+ */
+final class ReleaseNotifications {
+
+    /** A local waiter for a lock's release. */
+    interface Waiter {
+        /** Called on a release message; returns true if this waiter took the wake-up (it was waiting). */
+        boolean wake();
+
+        /** Called by a local holder about to hand the lock over; true if this waiter takes it. */
+        boolean claim();
+
+        /** Whether this waiter is asleep after its own try found the lock held (not trying, not claimed). */
+        boolean sleepsOnHeldLock();
+
+        /** The Baton is closing: end the wait with this failure. */
+        void closed(RuntimeException reason);
+    }
+
+    /** Schedules a task on the Baton's scheduler. */
+    interface Timers {
+        ScheduledFuture<?> schedule(Runnable task, long delayNanos);
+    }
+
+    private static final class Channel {
+        final Deque<Waiter> waiters = new ConcurrentLinkedDeque<>();
+        final AtomicLong epoch;
+        CompletableFuture<Void> lastCommand = CompletableFuture.completedFuture(null); // guarded by the registry
+        CompletableFuture<Void> subscription;                                          // null = not subscribed
+        ScheduledFuture<?> linger;                                                      // pending unsubscribe
+        int localHandoffs;                                                              // guarded by the registry
+
+        Channel(long epochBase) {
+            this.epoch = new AtomicLong(epochBase);
+        }
+
+        boolean listening() {
+            CompletableFuture<Void> s = subscription;
+            return s != null && s.isDone() && !s.isCompletedExceptionally();
+        }
+    }
+
+    private final RedisGateway gateway;
+    private final Timers timers;
+    private final long lingerNanos;
+    private final Map<String, Channel> channels = new ConcurrentHashMap<>();
+    private final AtomicLong epochBases = new AtomicLong();
+    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection; // guarded by this
+
+    ReleaseNotifications(RedisGateway gateway, Timers timers, long lingerNanos) {
+        this.gateway = gateway;
+        this.timers = timers;
+        this.lingerNanos = lingerNanos;
+    }
+
+    /**
+     * Adds a waiter for a channel; the returned future completes once Redis confirmed the subscription, so a try
+     * made after it cannot miss a release.
+     */
+    synchronized CompletableFuture<Void> register(String channel, Waiter waiter) {
+        // Each channel object starts its epochs in its own range, so a waiter can tell a re-created channel apart.
+        Channel c = channels.computeIfAbsent(channel, k -> new Channel(epochBases.incrementAndGet() << 32));
+        if (c.linger != null) {
+            c.linger.cancel(false);
+            c.linger = null;
+        }
+        c.waiters.add(waiter);
+        if (c.subscription == null || c.subscription.isCompletedExceptionally()) {
+            c.subscription = chain(c, () -> connection().thenCompose(
+                    conn -> conn.async().subscribe(channel).toCompletableFuture().thenApply(v -> null)));
+        }
+        return c.subscription;
+    }
+
+    /** Removes a waiter; when the last one leaves, the subscription is dropped after the linger. */
+    synchronized void unregister(String channel, Waiter waiter) {
+        Channel c = channels.get(channel);
+        if (c == null || !c.waiters.remove(waiter) || !c.waiters.isEmpty() || c.linger != null) {
+            return;
+        }
+        c.linger = timers.schedule(() -> unsubscribeIfIdle(channel, c), lingerNanos);
+    }
+
+    private synchronized void unsubscribeIfIdle(String channel, Channel c) {
+        if (!c.waiters.isEmpty() || c.linger == null || channels.get(channel) != c) {
+            return;
+        }
+        c.linger = null;
+        c.subscription = null;
+        CompletableFuture<Void> unsubscribed = chain(c, () -> connection().thenCompose(
+                conn -> conn.async().unsubscribe(channel).toCompletableFuture().thenApply(v -> null)));
+        unsubscribed.whenComplete((v, e) -> {
+            synchronized (this) {
+                if (c.lastCommand == unsubscribed && c.waiters.isEmpty() && c.subscription == null) {
+                    channels.remove(channel, c);
+                }
+            }
+        });
+    }
+
+    /**
+     * The channel's epoch, which grows with every release message received; -1 unless the channel's subscription
+     * is confirmed right now (a try sent at epoch -1 must re-check after subscribing).
+     */
+    long epoch(String channel) {
+        Channel c = channels.get(channel);
+        return c == null || !c.listening() ? -1 : c.epoch.get();
+    }
+
+    /** Whether this Baton has waiters for the channel (its releases must then publish). */
+    boolean hasWaiters(String channel) {
+        Channel c = channels.get(channel);
+        return c != null && !c.waiters.isEmpty();
+    }
+
+    /**
+     * Whether another waiter of the channel is asleep after its try found the lock held, while the subscription is
+     * live. Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a
+     * newcomer may queue behind it without asking Redis first.
+     */
+    boolean hasSleepingWaiterOtherThan(String channel, Waiter self) {
+        Channel c = channels.get(channel);
+        if (c == null || !c.listening()) {
+            return false;
+        }
+        for (Waiter w : c.waiters) {
+            if (w != self && w.sleepsOnHeldLock()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * A waiter that agreed to take the lock straight from a local holder, or null. Null also once {@code limit}
+     * handoffs happened in a row: the lock must then be released to everyone, and the count starts again.
+     */
+    synchronized Waiter claimForHandoff(String channel, int limit) {
+        Channel c = channels.get(channel);
+        if (c == null) {
+            return null;
+        }
+        if (c.localHandoffs < limit) {
+            for (Waiter w : c.waiters) {
+                if (w.claim()) {
+                    c.localHandoffs++;
+                    return w;
+                }
+            }
+        }
+        c.localHandoffs = 0;
+        return null;
+    }
+
+    /** Wakes the first waiting waiter of the channel, if any (also used by a waiter passing on its wake-up). */
+    void wakeOne(String channel) {
+        Channel c = channels.get(channel);
+        if (c != null) {
+            for (Waiter w : c.waiters) {
+                if (w.wake()) {
+                    return;
+                }
+            }
+        }
+    }
+
+    /** Ends every wait of this Baton (it is closing); nothing is unsubscribed, the connection closes with it. */
+    void closeAll(RuntimeException reason) {
+        for (Channel c : channels.values()) {
+            for (Waiter w : c.waiters) {
+                w.closed(reason);
+            }
+        }
+    }
+
+    /** Number of lock names subscribed or lingering; for tests and diagnostics. */
+    int channelCount() {
+        return channels.size();
+    }
+
+    /** Number of local waiters over all names; for tests and diagnostics. */
+    int waiterCount() {
+        return channels.values().stream().mapToInt(c -> c.waiters.size()).sum();
+    }
+
+    /** Number of local waiters asleep after a try that found their lock held; for tests and diagnostics. */
+    int sleepingWaiterCount() {
+        return (int) channels.values().stream().flatMap(c -> c.waiters.stream()).filter(Waiter::sleepsOnHeldLock)
+                .count();
+    }
+
+    private void onMessage(String channel) {
+        Channel c = channels.get(channel);
+        if (c != null) {
+            c.epoch.incrementAndGet();
+            wakeOne(channel);
+        }
+    }
+
+    private CompletableFuture<Void> chain(Channel c, Supplier<CompletableFuture<Void>> command) {
+        CompletableFuture<Void> next = c.lastCommand.handle((v, e) -> null).thenCompose(v -> command.get());
+        c.lastCommand = next;
+        return next;
+    }
+
+    private synchronized CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
+        if (connection == null || connection.isCompletedExceptionally()) {
+            connection = gateway.connectPubSub().thenApply(conn -> {
+                conn.addListener(new RedisPubSubAdapter<>() {
+                    @Override
+                    public void message(String channel, String message) {
+                        onMessage(channel);
+                    }
+                });
+                return conn;
+            });
+        }
+        return connection;
+    }
+}

@@ -1,0 +1,80 @@
+package dev.baton.internal.transport;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+
+/**
+ * Questions asked on a socket of its own after a connection failed, so that the user is told what is wrong instead
+ * of a bare "could not be reached": whether a port speaks plain, unencrypted Redis (after a TLS connection failed),
+ * and whether a server hung up because of the credentials.
+ */
+public final class PlainRedisProbe {
+    private static final int MAX_WAIT_MILLIS = 1_000;
+
+    private PlainRedisProbe() {
+    }
+
+    /**
+     * Asks a plain (non-TLS) port whether it accepts these credentials, with one {@code AUTH} on a socket of its own:
+     * used only after a connection attempt that gave credentials was hung up on, which some Redis and Lettuce
+     * versions do on a wrong password before its error reply can be read. Returns Redis's reply line (such as
+     * {@code -WRONGPASS ...} or {@code +OK}), or null if there was none. The password is sent exactly as the client
+     * would have sent it, to the same port.
+     */
+    public static String authReply(RedisAddress.HostAndPort target, String user, char[] password, Duration timeout) {
+        int millis = (int) Math.max(1, Math.min(MAX_WAIT_MILLIS, timeout.toMillis()));
+        byte[] secret = new String(password).getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(target.host(), target.port()), millis);
+            socket.setSoTimeout(millis);
+            ByteArrayOutputStream command = new ByteArrayOutputStream();
+            bulk(command, (user == null ? "*2" : "*3").getBytes(StandardCharsets.US_ASCII), false);
+            bulk(command, "AUTH".getBytes(StandardCharsets.US_ASCII), true);
+            if (user != null) {
+                bulk(command, user.getBytes(StandardCharsets.UTF_8), true);
+            }
+            bulk(command, secret, true);
+            socket.getOutputStream().write(command.toByteArray());
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            StringBuilder line = new StringBuilder();
+            for (int c = in.read(); c >= 0 && c != '\r' && line.length() < 200; c = in.read()) {
+                line.append((char) c);
+            }
+            return line.length() == 0 ? null : line.toString();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        } finally {
+            Arrays.fill(secret, (byte) 0);
+        }
+    }
+
+    private static void bulk(ByteArrayOutputStream out, byte[] value, boolean asBulk) {
+        if (asBulk) {
+            out.writeBytes(("$" + value.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
+        }
+        out.writeBytes(value);
+        out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    public static boolean answersPlainRedis(RedisAddress.HostAndPort target, Duration timeout) {
+        int millis = (int) Math.max(1, Math.min(MAX_WAIT_MILLIS, timeout.toMillis()));
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(target.host(), target.port()), millis);
+            socket.setSoTimeout(millis);
+            socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            InputStream in = socket.getInputStream();
+            int first = in.read();
+            return first == '+' || first == '-';
+        } catch (IOException | RuntimeException e) {
+            return false; // unreachable, or not plain Redis: nothing more to tell
+        }
+    }
+}

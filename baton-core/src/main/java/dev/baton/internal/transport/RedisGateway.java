@@ -1,0 +1,550 @@
+package dev.baton.internal.transport;
+
+import dev.baton.BatonConfig;
+import dev.baton.BatonException;
+import dev.baton.BatonUnavailableException;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.ClientOptions;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.RedisCredentials;
+import io.lettuce.core.RedisCredentialsProvider;
+import io.lettuce.core.SslVerifyMode;
+import io.lettuce.core.RedisBusyException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisException;
+import io.lettuce.core.RedisLoadingException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.RedisReadOnlyException;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SocketOptions;
+import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.BaseRedisAsyncCommands;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.masterreplica.MasterReplica;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import io.lettuce.core.resource.ClientResources;
+import io.lettuce.core.resource.Delay;
+import java.io.IOException;
+import java.net.SocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Baton's only door to Redis: one Lettuce client, one command connection, scripts by SHA with a NOSCRIPT fallback,
+ * and the translation of Lettuce failures into Baton's exceptions, with messages that say what is wrong (an
+ * unreachable server, a refused password, a missing permission, a wrong database, TLS against a plain port) and never
+ * contain credentials.
+ *
+ * <p>Commands are rejected at once while the connection is down (instead of queueing until a timeout), every command
+ * times out after {@code commandTimeout}, and Lettuce reconnects in the background with a short capped back-off, so
+ * a restarted Redis is used again within about a second. Lost and regained connections are logged.
+ */
+public final class RedisGateway implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
+
+    /** The resources Baton started for itself, shut down with it; null when they are the application's. */
+    private final ClientResources ownResources;
+    /** A {@link RedisClient}, or a {@link RedisClusterClient} for a cluster. */
+    private final AbstractRedisClient client;
+    private final RedisAddress address;
+    private final RedisURI uri;
+    private final boolean cluster;
+    private final StatefulConnection<String, String> connection;
+    /** The command connection's commands, by the interfaces standalone and cluster connections share. */
+    private final RedisScriptingAsyncCommands<String, String> scripting;
+    private final RedisKeyAsyncCommands<String, String> keyCommands;
+    private final BaseRedisAsyncCommands<String, String> base;
+    private final Duration commandTimeout;
+    private final String endpoint;
+    private final boolean credentialsGiven;
+    private final BatonConfig config;
+    private volatile boolean closing;
+    /** The pub/sub connection, once opened: with the command connection, the ones whose losses are logged. */
+    private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+
+    private RedisGateway(BatonConfig config) {
+        this.config = config;
+        this.commandTimeout = config.commandTimeout();
+        this.address = RedisAddress.parse(config.uri());
+        this.uri = lettuceUri(address, config);
+        this.cluster = !config.clusterSeeds().isEmpty();
+        List<RedisAddress> seeds = config.clusterSeeds().stream().map(RedisAddress::parse).toList();
+        this.endpoint = cluster ? "cluster " + String.join(",", seeds.stream().map(RedisAddress::endpoint).toList())
+                : address.endpoint();
+        this.credentialsGiven = address.hasCredentials() || config.password().isPresent();
+        this.ownResources = config.clientResources().isPresent() ? null : ClientResources.builder()
+                .reconnectDelay(Delay.exponential(Duration.ofMillis(20), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
+                .build();
+        ClientResources resources = config.clientResources().orElse(ownResources);
+        SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build();
+        if (cluster) {
+            RedisClusterClient clusterClient = RedisClusterClient.create(resources,
+                    seeds.stream().map(seed -> lettuceUri(seed, config)).toList());
+            clusterClient.setOptions(ClusterClientOptions.builder()
+                    .autoReconnect(true)
+                    // Lettuce opens a node's connection when a command first goes there, so rejecting commands
+                    // while disconnected would refuse those first commands; they wait instead, bounded by the
+                    // command timeout like every other command.
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .socketOptions(socket)
+                    // Follow failovers and slot migrations as soon as a redirection or a lost node shows one,
+                    // and look now and then in case nothing did.
+                    .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                            .enableAllAdaptiveRefreshTriggers()
+                            .enablePeriodicRefresh(Duration.ofSeconds(30))
+                            .build())
+                    .build());
+            this.client = clusterClient;
+        } else {
+            RedisClient standalone = RedisClient.create(resources, uri);
+            standalone.setOptions(ClientOptions.builder()
+                    .autoReconnect(true)
+                    .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+                    .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
+                    .socketOptions(socket)
+                    .build());
+            this.client = standalone;
+        }
+        client.addListener(new ConnectionLog());
+        long connecting = System.nanoTime();
+        try {
+            if (client instanceof RedisClusterClient c) {
+                StatefulRedisClusterConnection<String, String> conn = c.connect(StringCodec.UTF8);
+                this.connection = conn;
+                RedisAdvancedClusterAsyncCommands<String, String> async = conn.async();
+                this.scripting = async;
+                this.keyCommands = async;
+                this.base = async;
+            } else {
+                RedisClient c = (RedisClient) client;
+                // Behind Sentinel, a master-replica connection: it listens to the sentinels and moves its commands
+                // to the promoted replica after a failover. A plain connection would stay on the old master, which a
+                // failover only demotes, and every write would then be refused as READONLY.
+                StatefulRedisConnection<String, String> conn = address.sentinel()
+                        ? MasterReplica.connect(c, StringCodec.UTF8, uri) : c.connect(StringCodec.UTF8);
+                this.connection = conn;
+                RedisAsyncCommands<String, String> async = conn.async();
+                this.scripting = async;
+                this.keyCommands = async;
+                this.base = async;
+            }
+        } catch (RuntimeException e) {
+            shutdown();
+            throw connectFailure(e, Duration.ofNanos(System.nanoTime() - connecting));
+        }
+        log.debug("connected to Redis at {}", endpoint);
+    }
+
+    /** Whether this gateway talks to a Redis Cluster: scripts must then keep to one hash slot each. */
+    public boolean isCluster() {
+        return cluster;
+    }
+
+    /** Lettuce's URI, built from Baton's own parse, so that Lettuce never parses (or echoes) the user's string. */
+    private static RedisURI lettuceUri(RedisAddress a, BatonConfig config) {
+        RedisAddress.HostAndPort first = a.hosts().get(0);
+        RedisURI.Builder b;
+        if (a.sentinel()) {
+            b = RedisURI.Builder.sentinel(first.host(), first.port(), a.master().orElseThrow());
+            for (RedisAddress.HostAndPort h : a.hosts().subList(1, a.hosts().size())) {
+                b.withSentinel(h.host(), h.port());
+            }
+        } else {
+            b = RedisURI.builder().withHost(first.host()).withPort(first.port());
+        }
+        b.withDatabase(a.database()).withTimeout(config.commandTimeout());
+        if (a.tls()) {
+            b.withSsl(true).withVerifyPeer(SslVerifyMode.valueOf(a.verifyPeer()));
+        }
+        a.clientName().ifPresent(b::withClientName);
+        if (config.password().isPresent()) {
+            String user = config.username().orElse(null);
+            Supplier<char[]> password = config.password().get();
+            // Asked at every (re)connection, so a rotated secret is picked up without a new Baton.
+            b.withAuthentication(RedisCredentialsProvider.from(() -> RedisCredentials.just(user, password.get())));
+        } else if (a.username().isPresent()) {
+            b.withAuthentication(a.username().get(), a.password().orElse(new char[0]));
+        } else if (a.password().isPresent()) {
+            b.withPassword(a.password().get());
+        }
+        return b.build();
+    }
+
+    public static RedisGateway connect(BatonConfig config) {
+        return new RedisGateway(config);
+    }
+
+    /** host:port of the server, never with credentials. */
+    public String endpoint() {
+        return endpoint;
+    }
+
+    public Duration commandTimeout() {
+        return commandTimeout;
+    }
+
+    /** Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. */
+    public <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+        CompletableFuture<T> bySha;
+        try {
+            bySha = scripting.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+        } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
+            return CompletableFuture.failedFuture(translate(e));
+        }
+        // One stage on the success path; the fallback and the translation only cost on failure.
+        return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
+                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture()
+                        .exceptionallyCompose(again -> CompletableFuture.failedFuture(translate(again)))
+                : CompletableFuture.failedFuture(translate(e)));
+    }
+
+    public CompletableFuture<Boolean> exists(String key) {
+        return keyCommands.exists(key).toCompletableFuture()
+                .handle((n, e) -> {
+                    if (e != null) {
+                        throw translate(e);
+                    }
+                    return n > 0;
+                });
+    }
+
+    /** Opens the (one) pub/sub connection of this Baton; Lettuce re-subscribes its channels after reconnecting. */
+    public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+        CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connecting =
+                client instanceof RedisClusterClient c
+                        // A PUBLISH reaches every node of a cluster, so one subscription on any node hears it.
+                        ? c.connectPubSubAsync(StringCodec.UTF8).toCompletableFuture()
+                        : ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+        return connecting.<StatefulRedisPubSubConnection<String, String>>thenApply(c -> c)
+                .whenComplete((c, e) -> pubSub = c)
+                .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
+    }
+
+    /** A {@code PING}: whether Redis answers at all. */
+    public CompletableFuture<String> ping() {
+        try {
+            return base.ping().toCompletableFuture();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(translate(e));
+        }
+    }
+
+    /**
+     * Waits for a future of this gateway in a blocking call, bounded by the command timeout (plus a margin for
+     * the NOSCRIPT fallback), so that no blocking call can hang. The wait ignores interrupts and keeps them for the
+     * caller: the command is already on its way, and a thread whose interrupt flag is set must still be able to
+     * unlock in its {@code finally} block.
+     */
+    public <T> T await(CompletionStage<T> stage) {
+        return await(stage, commandTimeout.multipliedBy(2).plusMillis(100), commandTimeout);
+    }
+
+    /** {@link #await(CompletionStage)} with a shorter bound of its own, for calls in a hurry (rate-limit decisions). */
+    public <T> T await(CompletionStage<T> stage, Duration timeout) {
+        return await(stage, timeout, timeout);
+    }
+
+    private <T> T await(CompletionStage<T> stage, Duration bound, Duration reported) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        long deadline = System.nanoTime() + bound.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } catch (ExecutionException e) {
+            throw translate(e);
+        } catch (TimeoutException e) {
+            throw unavailable("did not answer within " + reported, e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * The future, failing with {@link BatonUnavailableException} if it is not complete within {@code timeout}; for
+     * asynchronous calls in a hurry. (The command itself stays in flight until Lettuce's own timeout.)
+     */
+    public <T> CompletableFuture<T> within(CompletableFuture<T> future, Duration timeout) {
+        return future.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).exceptionallyCompose(e ->
+                CompletableFuture.failedFuture(unwrap(e) instanceof TimeoutException
+                        ? unavailable("did not answer within " + timeout, e) : translate(e)));
+    }
+
+    /** Maps any failure of a Redis call to the exception Baton's callers see. */
+    public RuntimeException translate(Throwable failure) {
+        Throwable e = unwrap(failure);
+        if (e instanceof BatonException b) {
+            return b;
+        }
+        if (e instanceof RedisCommandTimeoutException) {
+            return unavailable("did not answer within " + commandTimeout, e);
+        }
+        if (e instanceof RedisLoadingException || e instanceof RedisBusyException
+                || e instanceof RedisReadOnlyException) {
+            return unavailable("cannot serve Baton right now (" + e.getMessage() + ")", e);
+        }
+        BatonException misconfigured = misconfiguration(e);
+        if (misconfigured != null) {
+            return misconfigured;
+        }
+        if (e instanceof RedisCommandExecutionException) {
+            return new BatonException("Redis at " + endpoint + " rejected a command: " + e.getMessage(), e);
+        }
+        if (e instanceof RedisException || e instanceof IOException) {
+            return unavailable("could not be reached", e);
+        }
+        if (e instanceof RuntimeException r) {
+            return r;
+        }
+        return new BatonException("unexpected failure talking to Redis at " + endpoint, e);
+    }
+
+    /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
+    private RuntimeException connectFailure(RuntimeException e, Duration took) {
+        BatonException misconfigured = misconfiguration(e);
+        if (misconfigured != null) {
+            return misconfigured;
+        }
+        if (cluster && mentionsAnywhere(e, "cluster support disabled")) {
+            return new BatonException("Redis at " + endpoint + " is not a cluster node (cluster support is disabled "
+                    + "there): connect to a standalone server with uri(...), or give cluster(...) the seeds of a Redis "
+                    + "Cluster", e);
+        }
+        if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
+            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
+                    + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
+        }
+        if (took.compareTo(commandTimeout) >= 0 || mentionsTimeout(e)) {
+            return unavailable("did not complete the connection within " + commandTimeout, e);
+        }
+        if (closedEarly(e) && !address.tls() && !cluster) {
+            BatonException refused = credentialsRefused();
+            if (refused != null) {
+                return refused;
+            }
+        }
+        if (closedEarly(e)) {
+            return unavailable("closed the connection while Baton was connecting ("
+                    + (credentialsGiven ? "Redis 6 does that on a wrong password; " : "")
+                    + (address.tls() ? "is it a TLS port?)" : "if that port expects TLS, use rediss://)"), e);
+        }
+        return unavailable("could not be reached", e);
+    }
+
+    /**
+     * A failure that retrying will not cure, told as what the user has to change; null if it is none of them. Redis's
+     * own replies name no credentials, so they may be quoted.
+     */
+    private BatonException misconfiguration(Throwable e) {
+        String reply = redisReply(e);
+        if (reply == null) {
+            return null;
+        }
+        String at = "Redis at " + endpoint;
+        if (reply.startsWith("NOAUTH")) {
+            return new BatonException(credentialsGiven
+                    ? at + " did not accept the authentication Baton sent (" + reply + ")"
+                    : at + " requires authentication, and no password was given: put it in the uri "
+                            + "(redis://user:password@host, percent-encoded) or pass it to BatonConfig.Builder"
+                            + ".password(...)", e);
+        }
+        if (reply.startsWith("WRONGPASS") || reply.contains("invalid password")) {
+            return new BatonException(at + " refused the credentials: wrong user name or password, or the user is "
+                    + "disabled", e);
+        }
+        if (reply.contains("without any password configured")) {
+            return new BatonException(at + " has no password set for its default user, but a password was given: "
+                    + "drop it, or give the name of an ACL user that has one", e);
+        }
+        if (reply.startsWith("NOPERM") || reply.contains("can't run this command or subcommand")
+                || reply.contains("can't publish to the channel") || reply.contains("No permissions to access")) {
+            return new BatonException(at + " refused a command for lack of permission (" + reply + "): the Redis "
+                    + "user needs the ACL rule in docs/acl.md", e);
+        }
+        if (reply.startsWith("MOVED") || reply.startsWith("ASK ") || reply.startsWith("CLUSTERDOWN")) {
+            return new BatonException(at + " is a node of a Redis Cluster (" + reply + "): connect with "
+                    + "BatonConfig.Builder.cluster(seed URIs) rather than uri(...)", e);
+        }
+        if (reply.contains("DB index is out of range")) {
+            return new BatonException(at + " has no database " + address.database() + " (" + reply + "): check the "
+                    + "database number of the uri (a server has 16, numbered 0 to 15, unless configured otherwise)",
+                    e);
+        }
+        return null;
+    }
+
+    /** The error reply of Redis somewhere in the cause chain, or null if Redis did not answer with an error. */
+    private static String redisReply(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof RedisCommandExecutionException && m != null) {
+                return m;
+            }
+            if (m != null && (m.startsWith("NOAUTH") || m.startsWith("WRONGPASS") || m.startsWith("NOPERM"))) {
+                return m;
+            }
+        }
+        return null;
+    }
+
+    private static boolean mentionsTimeout(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof RedisCommandTimeoutException || t instanceof TimeoutException
+                    || t instanceof java.net.SocketTimeoutException
+                    || t.getClass().getSimpleName().contains("Timeout")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * After a hang-up during a handshake that carried credentials: asks the server about them on a socket of its own,
+     * and returns the refusal to report, or null if they were not the problem (or cannot be checked this way).
+     */
+    private BatonException credentialsRefused() {
+        if (!credentialsGiven || address.sentinel()) {
+            return null;
+        }
+        String user = config.username().orElse(address.username().orElse(null));
+        boolean supplied = config.password().isPresent(); // a fresh array of our own, cleared after use
+        char[] password = supplied ? config.password().get().get() : address.password().orElse(null);
+        if (password == null) {
+            return null;
+        }
+        try {
+            String reply = PlainRedisProbe.authReply(address.hosts().get(0), user, password, commandTimeout);
+            return reply == null ? null : misconfiguration(new RedisCommandExecutionException(reply.substring(1)));
+        } finally {
+            if (supplied) {
+                Arrays.fill(password, '\0');
+            }
+        }
+    }
+
+    /** Whether a message of the failure, its causes or what they suppressed contains the phrase. */
+    private static boolean mentionsAnywhere(Throwable e, String phrase) {
+        if (e == null) {
+            return false;
+        }
+        if (e.getMessage() != null && e.getMessage().contains(phrase)) {
+            return true;
+        }
+        for (Throwable s : e.getSuppressed()) {
+            if (mentionsAnywhere(s, phrase)) {
+                return true;
+            }
+        }
+        return e.getCause() != e && mentionsAnywhere(e.getCause(), phrase);
+    }
+
+    /** Whether the server hung up during the handshake, rather than never answering. */
+    private static boolean closedEarly(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof ClosedChannelException
+                    || (m != null && (m.contains("Connection closed prematurely") || m.contains("Connection reset")))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private BatonUnavailableException unavailable(String what, Throwable cause) {
+        return new BatonUnavailableException("Redis at " + endpoint + " " + what, cause);
+    }
+
+    public static Throwable unwrap(Throwable e) {
+        while ((e instanceof CompletionException || e instanceof ExecutionException) && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e;
+    }
+
+    @Override
+    public void close() {
+        closing = true;
+        shutdown(); // closes the command and pub/sub connections with the client
+    }
+
+    private void shutdown() {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        if (ownResources != null) {
+            ownResources.shutdown(0, 2, TimeUnit.SECONDS); // the application's own are the application's to end
+        }
+    }
+
+    /**
+     * Logs lost and regained connections: while one is down, calls fail fast and Lettuce reconnects in the
+     * background, and an operator should be able to see when and for how long that happened. Only Baton's own two
+     * connections are logged as warnings; the short-lived ones Lettuce opens to look at a Sentinel topology come and
+     * go by design, so they are logged at debug.
+     */
+    private final class ConnectionLog implements RedisConnectionStateListener {
+        private volatile boolean lost;
+
+        @Override
+        public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+            if (!isOurs(connection)) {
+                log.debug("a topology connection of Lettuce's to Redis at {} closed", endpoint);
+            } else if (!closing) { // (Lettuce marks the connection inactive before it tells listeners)
+                lost = true;
+                log.warn("lost the {} connection to Redis at {}; reconnecting in the background (calls fail fast "
+                        + "until then)", kind(connection), endpoint);
+            }
+        }
+
+        @Override
+        public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
+            if (lost && isOurs(connection)) {
+                log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
+            }
+        }
+
+        @Override
+        public void onRedisExceptionCaught(RedisChannelHandler<?, ?> connection, Throwable cause) {
+            log.debug("{} connection to Redis at {} failed: {}", kind(connection), endpoint, cause.toString());
+        }
+
+        private boolean isOurs(RedisChannelHandler<?, ?> c) {
+            return c == connection || c == pubSub;
+        }
+
+        private String kind(RedisChannelHandler<?, ?> connection) {
+            return connection instanceof StatefulRedisPubSubConnection ? "pub/sub" : "command";
+        }
+    }
+}

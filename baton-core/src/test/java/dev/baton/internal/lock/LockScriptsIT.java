@@ -1,0 +1,208 @@
+package dev.baton.internal.lock;
+
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.test.RedisExtension;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** Each lock script on its own, against real Redis, reply by reply as its header comment documents it. */
+class LockScriptsIT {
+    @RegisterExtension
+    static final RedisExtension redis = new RedisExtension();
+
+    private static RedisClient client;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> commands;
+
+    private final LockKeys keys = LockKeys.of("t", "job");
+
+    @BeforeAll
+    static void connect() {
+        client = RedisClient.create(redis.server().uri());
+        connection = client.connect();
+        commands = connection.sync();
+    }
+
+    @AfterAll
+    static void disconnect() {
+        connection.close();
+        client.shutdown();
+    }
+
+    @Test
+    void acquireGrantsReentersAndRefuses() {
+        List<Object> first = acquire("a", 10_000);
+        assertThat(first.get(0)).isEqualTo(1L);
+        long token = (Long) first.get(1);
+        assertThat(first.get(2)).isEqualTo(1L);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "a").containsEntry("count", "1")
+                .containsEntry("token", Long.toString(token)).containsEntry("holder", "holder of a");
+        assertThat(commands.get(keys.counter())).isEqualTo(Long.toString(token));
+        assertThat(commands.pttl(keys.counter())).isBetween(50_000L, 60_000L);
+
+        assertThat(acquire("a", 100)).as("re-entry keeps the longer lease").containsExactly(1L, token, 2L);
+        assertThat(commands.pttl(keys.lock())).isGreaterThan(5_000L);
+
+        List<Object> refused = acquire("b", 10_000);
+        assertThat(refused.get(0)).isEqualTo(0L);
+        assertThat((Long) refused.get(1)).isBetween(1L, 10_000L);
+    }
+
+    @Test
+    void anAcquisitionTheOwnerDoesNotKnowAboutIsReplacedNotReentered() {
+        long forgotten = (Long) acquire("a", 10_000, 0).get(1); // say its reply was lost to a timeout
+        List<Object> fresh = acquire("a", 10_000, 0);
+        assertThat(fresh.get(0)).isEqualTo(1L);
+        assertThat((Long) fresh.get(1)).isGreaterThan(forgotten);
+        assertThat(fresh.get(2)).as("a fresh hold, not a re-entry").isEqualTo(1L);
+        assertThat(acquire("a", 10_000, (Long) fresh.get(1))).containsExactly(1L, fresh.get(1), 2L);
+    }
+
+    @Test
+    void tokensComeFromRedisTimeAndNeverRepeat() {
+        long before = micros(commands.time());
+        long token = (Long) acquire("a", 10_000).get(1);
+        assertThat(token).isGreaterThanOrEqualTo(before);
+        commands.del(keys.lock());
+        commands.set(keys.counter(), Long.toString(token + 1_000_000_000L)); // counter ahead of the clock
+        assertThat((Long) acquire("b", 10_000).get(1)).isEqualTo(token + 1_000_000_001L);
+    }
+
+    @Test
+    void releaseNeedsOwnerAndTokenAndPublishesAtZero() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        acquire("a", 10_000);
+        assertThat(release("b", token)).isEqualTo(-1L);
+        assertThat(release("a", token + 1)).as("a stale token").isEqualTo(-1L);
+        assertThat(release("a", token)).isEqualTo(1L);
+        assertThat(release("a", token)).isEqualTo(0L);
+        assertThat(commands.exists(keys.lock())).isZero();
+        assertThat(commands.exists(keys.counter())).as("the counter outlives the lock").isOne();
+        assertThat(release("a", token)).isEqualTo(-1L);
+    }
+
+    @Test
+    void aReleasePublishesOnlyWhenSomebodyWaits() {
+        long before = publishes();
+        long token = (Long) acquire("a", 10_000).get(1);
+        assertThat(release("a", token)).isZero();
+        assertThat(publishes() - before).as("nobody waited").isZero();
+
+        token = (Long) acquire("a", 10_000).get(1);
+        List<Object> refused = commands.eval(LockCalls.ACQUIRE.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()}, "b", "1000", "h", "60000", "0", "1");
+        assertThat(refused.get(0)).isEqualTo(0L);
+        assertThat(commands.hget(keys.lock(), "waiters")).isEqualTo("1");
+        assertThat(release("a", token)).isZero();
+        assertThat(publishes() - before).as("b waits").isOne();
+    }
+
+    @Test
+    void handoffPassesTheLockWithANewTokenOnlyFromItsSoleHold() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        acquire("a", 10_000);
+        assertThat(handoff("a", token, "b")).as("a holds it twice").isEqualTo(-1L);
+        release("a", token);
+        assertThat(handoff("x", token, "b")).as("not the owner").isEqualTo(-1L);
+        assertThat(handoff("a", token - 1, "b")).as("stale token").isEqualTo(-1L);
+        long next = handoff("a", token, "b");
+        assertThat(next).isGreaterThan(token);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "b").containsEntry("count", "1")
+                .containsEntry("token", Long.toString(next)).containsEntry("holder", "holder of b");
+        assertThat(commands.pttl(keys.lock())).isBetween(15_000L, 20_000L);
+        assertThat(commands.get(keys.counter())).isEqualTo(Long.toString(next));
+        assertThat(release("a", token)).as("the old owner is out").isEqualTo(-1L);
+        assertThat(release("b", next)).isZero();
+    }
+
+    @Test
+    void renewExtendsOnlyLocksStillOwned() {
+        LockKeys other = LockKeys.of("t", "other");
+        LockKeys missing = LockKeys.of("t", "missing");
+        String tokenA = acquire("a", 1_000).get(1).toString();
+        List<Object> c = commands.eval(LockCalls.ACQUIRE.body(), ScriptOutputType.MULTI,
+                new String[] {other.lock(), other.counter()}, "c", "1000", "h", "60000", "0", "0");
+        String tokenC = c.get(1).toString();
+        List<Long> renewed = commands.eval(LockCalls.RENEW.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), other.lock(), missing.lock(), other.lock()}, "30000",
+                "a", tokenA, "not-c", tokenC, "a", tokenA, "c", "1");
+        assertThat(renewed).as("owned / other owner / missing / right owner, earlier token")
+                .containsExactly(1L, 0L, 0L, 0L);
+        assertThat(commands.pttl(keys.lock())).isGreaterThan(20_000L);
+        assertThat(commands.pttl(other.lock())).isLessThanOrEqualTo(1_000L);
+        assertThat(commands.exists(missing.lock())).as("renewal never creates a lock").isZero();
+    }
+
+    @Test
+    void forceUnlockDeletesWhoeverHoldsIt() {
+        acquire("a", 10_000);
+        assertThat((Long) commands.eval(LockCalls.FORCE_UNLOCK.body(), ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, keys.channel())).isOne();
+        assertThat((Long) commands.eval(LockCalls.FORCE_UNLOCK.body(), ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, keys.channel())).isZero();
+        assertThat(commands.exists(keys.counter())).isOne();
+    }
+
+    @Test
+    void inspectReadsEverythingAtOnce() {
+        List<Object> free = inspect();
+        assertThat(free).containsExactly(null, null, null, null, -2L, null);
+        long token = (Long) acquire("a", 10_000).get(1);
+        List<Object> held = inspect();
+        assertThat(held.subList(0, 4)).containsExactly("a", "1", Long.toString(token), "holder of a");
+        assertThat((Long) held.get(4)).isBetween(1L, 10_000L);
+        assertThat(held.get(5)).isEqualTo(Long.toString(token));
+    }
+
+    private List<Object> acquire(String owner, long leaseMillis) {
+        return acquire(owner, leaseMillis, heldToken(owner));
+    }
+
+    private List<Object> acquire(String owner, long leaseMillis, long heldToken) {
+        return commands.eval(LockCalls.ACQUIRE.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()}, owner, Long.toString(leaseMillis), "holder of " + owner,
+                "60000", Long.toString(heldToken), "1");
+    }
+
+    /** The token the owner holds, as a caller that tracks its holds would pass it. */
+    private long heldToken(String owner) {
+        return owner.equals(commands.hget(keys.lock(), "owner")) ? Long.parseLong(commands.hget(keys.lock(), "token"))
+                : 0;
+    }
+
+    private long release(String owner, long token) {
+        return commands.eval(LockCalls.RELEASE.body(), ScriptOutputType.INTEGER, new String[] {keys.lock()},
+                owner, Long.toString(token), keys.channel(), "0");
+    }
+
+    private long handoff(String from, long token, String to) {
+        return commands.eval(LockCalls.HANDOFF.body(), ScriptOutputType.INTEGER,
+                new String[] {keys.lock(), keys.counter()}, from, Long.toString(token), to, "20000", "holder of " + to,
+                "60000");
+    }
+
+    /** PUBLISH calls so far, including those made inside scripts. */
+    private long publishes() {
+        return redis.server().command("INFO", "commandstats").lines()
+                .filter(l -> l.startsWith("cmdstat_publish:")).findFirst()
+                .map(l -> Long.parseLong(l.replaceAll("^[^:]+:calls=(\\d+),.*", "$1"))).orElse(0L);
+    }
+
+    private List<Object> inspect() {
+        return commands.eval(LockCalls.INSPECT.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()});
+    }
+
+    private static long micros(List<String> time) {
+        return Long.parseLong(time.get(0)) * 1_000_000 + Long.parseLong(time.get(1));
+    }
+}
