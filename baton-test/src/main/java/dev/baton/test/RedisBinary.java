@@ -180,7 +180,15 @@ public final class RedisBinary {
         return Files.isRegularFile(p) && Files.isExecutable(p);
     }
 
-    private static RedisBinary embedded() {
+    /**
+     * The binary inside the embedded-redis jar (Redis 6.2), extracted to a temporary file once per JVM, whatever
+     * {@value #ENV_VAR} and {@code PATH} say: for a test that must run on Redis 6.2, say to check a fallback for
+     * servers without Redis 7's commands.
+     *
+     * @return the embedded binary
+     * @throws IllegalStateException if the jar has no binary for this platform or it cannot be extracted
+     */
+    public static RedisBinary embedded() {
         return new RedisBinary(extractEmbedded(), Source.EMBEDDED);
     }
 

@@ -18,18 +18,21 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LockCalls {
     static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
-    static final Script RELEASE = Script.load("lock-release", "owns");
+    static final Script RELEASE = Script.load("lock-release", "owns", "notify");
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token");
     static final Script RENEW = Script.load("lock-renew", "owns");
-    static final Script FORCE_UNLOCK = Script.load("lock-force-unlock");
+    static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
     static final Script INSPECT = Script.load("lock-inspect");
 
     private final RedisGateway gateway;
     private final String tokenRetentionMillis;
+    /** "1" where releases are announced with SPUBLISH (a Cluster of Redis 7+: see lib/notify.lua), else "0". */
+    private final String sharded;
 
     LockCalls(RedisGateway gateway, Duration tokenRetention) {
         this.gateway = gateway;
         this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
+        this.sharded = gateway.shardedPubSub() ? "1" : "0";
     }
 
     /**
@@ -61,7 +64,7 @@ final class LockCalls {
      */
     CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
         return gateway.run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
-                Long.toString(token), keys.channel(), publish ? "1" : "0");
+                Long.toString(token), keys.channel(), publish ? "1" : "0", sharded);
     }
 
     /**
@@ -102,7 +105,7 @@ final class LockCalls {
     /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */
     CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
         return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER, new String[] {keys.lock()},
-                keys.channel()).thenApply(deleted -> deleted == 1L);
+                keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
     }
 
     /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */

@@ -74,6 +74,8 @@ public final class RedisGateway implements AutoCloseable {
     private final RedisAddress address;
     private final RedisURI uri;
     private final boolean cluster;
+    /** Whether lock releases use sharded pub/sub: a Cluster whose nodes run Redis 7 or later. */
+    private final boolean shardedPubSub;
     private final StatefulConnection<String, String> connection;
     /** The command connection's commands, by the interfaces standalone and cluster connections share. */
     private final RedisScriptingAsyncCommands<String, String> scripting;
@@ -141,6 +143,7 @@ public final class RedisGateway implements AutoCloseable {
                 this.scripting = async;
                 this.keyCommands = async;
                 this.base = async;
+                this.shardedPubSub = askShardedPubSub(conn);
             } else {
                 RedisClient c = (RedisClient) client;
                 // Behind Sentinel, a master-replica connection: it listens to the sentinels and moves its commands
@@ -153,6 +156,7 @@ public final class RedisGateway implements AutoCloseable {
                 this.scripting = async;
                 this.keyCommands = async;
                 this.base = async;
+                this.shardedPubSub = false;
             }
         } catch (RuntimeException e) {
             shutdown();
@@ -164,6 +168,43 @@ public final class RedisGateway implements AutoCloseable {
     /** Whether this gateway talks to a Redis Cluster: scripts must then keep to one hash slot each. */
     public boolean isCluster() {
         return cluster;
+    }
+
+    /**
+     * Whether lock releases are announced with sharded pub/sub ({@code SPUBLISH}, heard with {@code SSUBSCRIBE} on
+     * the node that owns the lock's slot). Only on a Cluster of Redis 7 or later: classic {@code PUBLISH} on a
+     * Cluster is copied to every node, so each release would cost work on all of them; on one server (standalone or
+     * behind Sentinel) the two are the same. Decided once, from the server's version, so that every Baton on the
+     * same servers agrees.
+     */
+    public boolean shardedPubSub() {
+        return shardedPubSub;
+    }
+
+    private static boolean askShardedPubSub(StatefulRedisClusterConnection<String, String> conn) {
+        try {
+            return supportsShardedPubSub(conn.sync().info("server"));
+        } catch (RedisCommandExecutionException e) {
+            // A user whose ACL rule refuses INFO still gets working wake-ups, by classic pub/sub.
+            log.debug("INFO refused ({}); lock releases use classic pub/sub", e.getMessage());
+            return false;
+        }
+    }
+
+    /** Whether an {@code INFO server} reply names Redis 7 or later, which has sharded pub/sub. */
+    static boolean supportsShardedPubSub(String infoServer) {
+        for (String line : infoServer.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).trim();
+                int dot = version.indexOf('.');
+                try {
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot)) >= 7;
+                } catch (NumberFormatException e) {
+                    return false;
+                }
+            }
+        }
+        return false;
     }
 
     /** Lettuce's URI, built from Baton's own parse, so that Lettuce never parses (or echoes) the user's string. */
@@ -238,8 +279,13 @@ public final class RedisGateway implements AutoCloseable {
     public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connecting =
                 client instanceof RedisClusterClient c
-                        // A PUBLISH reaches every node of a cluster, so one subscription on any node hears it.
-                        ? c.connectPubSubAsync(StringCodec.UTF8).toCompletableFuture()
+                        // A classic PUBLISH reaches every node of a cluster, so one subscription on any node hears
+                        // it; an SSUBSCRIBE is routed by Lettuce to the node that owns the channel's slot, whose
+                        // messages reach this connection's listeners only with node message propagation.
+                        ? c.connectPubSubAsync(StringCodec.UTF8).thenApply(conn -> {
+                            conn.setNodeMessagePropagation(true);
+                            return conn;
+                        }).toCompletableFuture()
                         : ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
         return connecting.<StatefulRedisPubSubConnection<String, String>>thenApply(c -> c)
                 .whenComplete((c, e) -> pubSub = c)
