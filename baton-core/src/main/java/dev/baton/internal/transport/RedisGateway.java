@@ -43,7 +43,10 @@ import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -561,11 +564,26 @@ public final class RedisGateway implements AutoCloseable {
      */
     private final class ConnectionLog implements RedisConnectionStateListener {
         private volatile boolean lost;
+        /**
+         * On a cluster, where each of Lettuce's node connections last connected, and whether it was lost since: a
+         * lost node connection means commands for that node's slots fail until it is back or a replica took over.
+         */
+        private final Map<RedisChannelHandler<?, ?>, NodeLink> nodes = Collections.synchronizedMap(new WeakHashMap<>());
 
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
             if (!isOurs(connection)) {
-                log.debug("a topology connection of Lettuce's to Redis at {} closed", endpoint);
+                NodeLink node = nodes.get(connection);
+                // Lettuce's short-lived topology connections are closed on purpose; a node connection that
+                // dropped by itself is still open and reconnecting.
+                if (node != null && !connection.isClosed() && !closing) {
+                    node.lost = true;
+                    log.warn("lost the connection to cluster node {} of {}; reconnecting in the background (commands "
+                            + "for its slots fail until it is back or a replica has taken over)", node.address,
+                            endpoint);
+                } else {
+                    log.debug("a topology connection of Lettuce's to Redis at {} closed", endpoint);
+                }
             } else if (!closing) { // (Lettuce marks the connection inactive before it tells listeners)
                 lost = true;
                 log.warn("lost the {} connection to Redis at {}; reconnecting in the background (calls fail fast "
@@ -575,8 +593,17 @@ public final class RedisGateway implements AutoCloseable {
 
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
-            if (lost && isOurs(connection)) {
-                log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
+            if (isOurs(connection)) {
+                if (lost) {
+                    log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
+                }
+            } else if (cluster) {
+                NodeLink node = nodes.computeIfAbsent(connection, c -> new NodeLink());
+                if (node.lost) {
+                    node.lost = false;
+                    log.info("reconnected to cluster node {} of {}", socketAddress, endpoint);
+                }
+                node.address = String.valueOf(socketAddress);
             }
         }
 
@@ -592,5 +619,11 @@ public final class RedisGateway implements AutoCloseable {
         private String kind(RedisChannelHandler<?, ?> connection) {
             return connection instanceof StatefulRedisPubSubConnection ? "pub/sub" : "command";
         }
+    }
+
+    /** What {@link ConnectionLog} remembers of one node connection. */
+    private static final class NodeLink {
+        volatile String address;
+        volatile boolean lost;
     }
 }
