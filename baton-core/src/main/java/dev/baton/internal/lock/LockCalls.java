@@ -1,7 +1,7 @@
 package dev.baton.internal.lock;
 
 import dev.baton.internal.runtime.Identity;
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 
 import dev.baton.LockInfo;
@@ -24,10 +24,10 @@ final class LockCalls {
     static final Script FORCE_UNLOCK = Script.load("lock-force-unlock");
     static final Script INSPECT = Script.load("lock-inspect");
 
-    private final RedisGateway gateway;
+    private final Transport gateway;
     private final String tokenRetentionMillis;
 
-    LockCalls(RedisGateway gateway, Duration tokenRetention) {
+    LockCalls(Transport gateway, Duration tokenRetention) {
         this.gateway = gateway;
         this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
     }

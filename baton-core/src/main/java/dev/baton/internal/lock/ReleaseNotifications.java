@@ -1,9 +1,8 @@
 package dev.baton.internal.lock;
 
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Subscriptions;
+import dev.baton.internal.transport.Transport;
 
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -69,15 +68,14 @@ final class ReleaseNotifications {
         }
     }
 
-    private final RedisGateway gateway;
+    private final Subscriptions subscriptions;
     private final Timers timers;
     private final long lingerNanos;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final AtomicLong epochBases = new AtomicLong();
-    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection; // guarded by this
 
-    ReleaseNotifications(RedisGateway gateway, Timers timers, long lingerNanos) {
-        this.gateway = gateway;
+    ReleaseNotifications(Transport transport, Timers timers, long lingerNanos) {
+        this.subscriptions = transport.subscriptions((channel, message) -> onMessage(channel));
         this.timers = timers;
         this.lingerNanos = lingerNanos;
     }
@@ -95,8 +93,7 @@ final class ReleaseNotifications {
         }
         c.waiters.add(waiter);
         if (c.subscription == null || c.subscription.isCompletedExceptionally()) {
-            c.subscription = chain(c, () -> connection().thenCompose(
-                    conn -> conn.async().subscribe(channel).toCompletableFuture().thenApply(v -> null)));
+            c.subscription = chain(c, () -> subscriptions.subscribe(channel));
         }
         return c.subscription;
     }
@@ -116,8 +113,7 @@ final class ReleaseNotifications {
         }
         c.linger = null;
         c.subscription = null;
-        CompletableFuture<Void> unsubscribed = chain(c, () -> connection().thenCompose(
-                conn -> conn.async().unsubscribe(channel).toCompletableFuture().thenApply(v -> null)));
+        CompletableFuture<Void> unsubscribed = chain(c, () -> subscriptions.unsubscribe(channel));
         unsubscribed.whenComplete((v, e) -> {
             synchronized (this) {
                 if (c.lastCommand == unsubscribed && c.waiters.isEmpty() && c.subscription == null) {
@@ -230,20 +226,5 @@ final class ReleaseNotifications {
         CompletableFuture<Void> next = c.lastCommand.handle((v, e) -> null).thenCompose(v -> command.get());
         c.lastCommand = next;
         return next;
-    }
-
-    private synchronized CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
-        if (connection == null || connection.isCompletedExceptionally()) {
-            connection = gateway.connectPubSub().thenApply(conn -> {
-                conn.addListener(new RedisPubSubAdapter<>() {
-                    @Override
-                    public void message(String channel, String message) {
-                        onMessage(channel);
-                    }
-                });
-                return conn;
-            });
-        }
-        return connection;
     }
 }

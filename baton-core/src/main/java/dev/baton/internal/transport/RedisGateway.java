@@ -50,6 +50,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,7 +65,7 @@ import org.slf4j.LoggerFactory;
  * times out after {@code commandTimeout}, and Lettuce reconnects in the background with a short capped back-off, so
  * a restarted Redis is used again within about a second. Lost and regained connections are logged.
  */
-public final class RedisGateway implements AutoCloseable {
+public final class RedisGateway implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
 
     /** The resources Baton started for itself, shut down with it; null when they are the application's. */
@@ -132,7 +133,7 @@ public final class RedisGateway implements AutoCloseable {
             this.client = standalone;
         }
         client.addListener(new ConnectionLog());
-        long connecting = System.nanoTime();
+        long connecting = System.nanoTime(); // the gateway exists before any runtime (and its ticker) does
         try {
             if (client instanceof RedisClusterClient c) {
                 StatefulRedisClusterConnection<String, String> conn = c.connect(StringCodec.UTF8);
@@ -246,6 +247,11 @@ public final class RedisGateway implements AutoCloseable {
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
     }
 
+    @Override
+    public Subscriptions subscriptions(BiConsumer<String, String> onMessage) {
+        return new LettuceSubscriptions(this, onMessage);
+    }
+
     /** A {@code PING}: whether Redis answers at all. */
     public CompletableFuture<String> ping() {
         try {
@@ -272,6 +278,8 @@ public final class RedisGateway implements AutoCloseable {
 
     private <T> T await(CompletionStage<T> stage, Duration bound, Duration reported) {
         CompletableFuture<T> future = stage.toCompletableFuture();
+        // The system clock, not the runtime's ticker: this bounds how long a real thread blocks in Future.get, which
+        // measures its timeout on System.nanoTime itself.
         long deadline = System.nanoTime() + bound.toNanos();
         boolean interrupted = false;
         try {
