@@ -53,10 +53,14 @@ public final class CallbackExecutor implements Executor {
 
     CallbackExecutor(String threadPrefix, int running, int maxThreads) {
         AtomicInteger threads = new AtomicInteger();
+        // User callbacks see the class loader of the application thread that built the Baton, not the system one a
+        // pool thread gets by default (which, in a fat jar or an application server, cannot see the application).
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
         ForkJoinPool.ForkJoinWorkerThreadFactory factory = p -> {
             ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
             t.setName(threadPrefix + "-" + threads.incrementAndGet());
             t.setDaemon(true);
+            t.setContextClassLoader(loader);
             return t;
         };
         // asyncMode: queued completions are taken oldest first. Saturated (every thread in use, spares included), a

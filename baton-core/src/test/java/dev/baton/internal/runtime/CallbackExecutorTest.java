@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -45,6 +46,27 @@ class CallbackExecutorTest {
         await().atMost(PATIENCE).until(() -> done.get() == 100);
         assertThat(ranOn).doesNotContain(Thread.currentThread())
                 .allMatch(t -> t.getName().startsWith("test-callback-") && t.isDaemon());
+    }
+
+    @Test
+    void callbacksSeeTheClassLoaderOfTheThreadThatBuiltTheExecutor() throws Exception {
+        ClassLoader application = new ClassLoader(getClass().getClassLoader()) { };
+        Thread current = Thread.currentThread();
+        ClassLoader before = current.getContextClassLoader();
+        CallbackExecutor built;
+        current.setContextClassLoader(application);
+        try {
+            built = new CallbackExecutor("loader-callback", 2, 8);
+        } finally {
+            current.setContextClassLoader(before);
+        }
+        CompletableFuture<ClassLoader> seen = new CompletableFuture<>();
+        try {
+            built.execute(() -> seen.complete(Thread.currentThread().getContextClassLoader()));
+            assertThat(seen.get(10, TimeUnit.SECONDS)).isSameAs(application);
+        } finally {
+            built.shutdown();
+        }
     }
 
     @Test
