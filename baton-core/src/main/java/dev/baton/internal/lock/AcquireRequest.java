@@ -10,7 +10,7 @@ package dev.baton.internal.lock;
  * @param heldToken   token of the hold the owner already has and may re-enter, 0 if none
  * @param watchdog    whether the hold is renewed by the watchdog (no explicit lease)
  * @param threadOwned whether the owner is a thread (re-entrant) rather than a lease
- * @param startedNanos when the caller asked ({@link System#nanoTime()}), for the time it waited
+ * @param startedNanos when the caller asked (on the runtime's ticker), for the time it waited
  */
 record AcquireRequest(LockKeys keys, String owner, String holder, long leaseMillis, long heldToken, boolean watchdog,
                       boolean threadOwned, long startedNanos) {

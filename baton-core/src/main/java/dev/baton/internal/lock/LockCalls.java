@@ -1,7 +1,7 @@
 package dev.baton.internal.lock;
 
 import dev.baton.internal.runtime.Identity;
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 
 import dev.baton.LockInfo;
@@ -24,12 +24,12 @@ final class LockCalls {
     static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
     static final Script INSPECT = Script.load("lock-inspect");
 
-    private final RedisGateway gateway;
+    private final Transport gateway;
     private final String tokenRetentionMillis;
     /** "1" where releases are announced with SPUBLISH (a Cluster of Redis 7+: see lib/notify.lua), else "0". */
     private final String sharded;
 
-    LockCalls(RedisGateway gateway, Duration tokenRetention) {
+    LockCalls(Transport gateway, Duration tokenRetention) {
         this.gateway = gateway;
         this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
         this.sharded = gateway.shardedPubSub() ? "1" : "0";

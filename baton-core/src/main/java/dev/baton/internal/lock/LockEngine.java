@@ -3,7 +3,8 @@ package dev.baton.internal.lock;
 import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Require;
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.runtime.Ticker;
+import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
 import dev.baton.BatonListener;
@@ -40,7 +41,8 @@ public final class LockEngine implements AutoCloseable {
     private final BatonRuntime ownRuntime;
     private final BatonConfig config;
     private final Identity identity;
-    private final RedisGateway gateway;
+    private final Transport gateway;
+    private final Ticker ticker;
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
     private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
@@ -56,6 +58,7 @@ public final class LockEngine implements AutoCloseable {
         this.config = runtime.config();
         this.identity = runtime.identity();
         this.gateway = runtime.gateway();
+        this.ticker = runtime.ticker();
         // Keep a subscription a little after its last waiter left, so a hot lock does not resubscribe every time.
         long lingerNanos = Math.min(config.recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
         this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
@@ -116,7 +119,7 @@ public final class LockEngine implements AutoCloseable {
         Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
-                heldToken, watchdogLease, threadOwned, System.nanoTime());
+                heldToken, watchdogLease, threadOwned, ticker.nanos());
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
@@ -133,7 +136,7 @@ public final class LockEngine implements AutoCloseable {
     /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
     Hold granted(AcquireRequest r, AcquireAttempt.Grant grant) {
         if (runtime.events().enabled()) {
-            Duration waited = Duration.ofNanos(Math.max(0, System.nanoTime() - r.startedNanos()));
+            Duration waited = Duration.ofNanos(Math.max(0, ticker.nanos() - r.startedNanos()));
             String name = r.keys().name();
             runtime.events().emit(l -> l.lockAcquired(new BatonListener.LockAcquired(name, grant.token(),
                     grant.holdCount(), waited)));
@@ -193,7 +196,7 @@ public final class LockEngine implements AutoCloseable {
             watchdog.watch(hold);
             hold.expiryTimer(null);
         } else {
-            long delay = hold.expiresAtNanos() - System.nanoTime();
+            long delay = hold.expiresAtNanos() - ticker.nanos();
             hold.expiryTimer(schedule(() -> lost(hold, "its lease ran out"), delay));
         }
         if (!hold.isHeld()) {
@@ -257,7 +260,7 @@ public final class LockEngine implements AutoCloseable {
     /** Passes the lock from {@code from} to a claimed local waiter in one script; the waiter's try never happens. */
     private int handOver(Hold from, AcquireAttempt to) {
         AcquireRequest next = to.request();
-        long sentAt = System.nanoTime();
+        long sentAt = ticker.nanos();
         CompletableFuture<Long> reply = calls.handoff(from, next);
         // Order matters for a hot lock: register the new owner's hold, let the releasing thread go on, and only then
         // wake the new owner. A releasing thread that loops back to lock() then sees the lock held locally and
@@ -348,8 +351,13 @@ public final class LockEngine implements AutoCloseable {
 
     // ---- plumbing for the engine's parts ----
 
-    RedisGateway gateway() {
+    Transport gateway() {
         return gateway;
+    }
+
+    /** The runtime's time: every reading of the engine's (deadlines, waits, lease estimates) comes from here. */
+    long nanos() {
+        return ticker.nanos();
     }
 
     /** A caller found the lock held and waits: for the listener. */

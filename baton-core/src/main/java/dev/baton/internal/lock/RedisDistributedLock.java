@@ -21,7 +21,7 @@ import java.util.concurrent.locks.Condition;
  * {@link AcquireAttempt} and {@code lock-*.lua}.
  */
 final class RedisDistributedLock implements DistributedLock {
-    /** Waits longer than this are treated as "forever" (they would overflow System.nanoTime arithmetic). */
+    /** Waits longer than this are treated as "forever" (they would overflow the deadline arithmetic on the ticker). */
     private static final long FOREVER_SECONDS = 100L * 365 * 24 * 3600;
 
     private final LockEngine engine;

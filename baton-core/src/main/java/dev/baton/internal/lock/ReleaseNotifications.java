@@ -1,9 +1,8 @@
 package dev.baton.internal.lock;
 
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Subscriptions;
+import dev.baton.internal.transport.Transport;
 
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -77,17 +76,24 @@ final class ReleaseNotifications {
         }
     }
 
-    private final RedisGateway gateway;
-    private final boolean sharded;
+    private final Subscriptions subscriptions;
     private final Timers timers;
     private final long lingerNanos;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final AtomicLong epochBases = new AtomicLong();
-    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection; // guarded by this
 
-    ReleaseNotifications(RedisGateway gateway, Timers timers, long lingerNanos) {
-        this.gateway = gateway;
-        this.sharded = gateway.shardedPubSub();
+    ReleaseNotifications(Transport transport, Timers timers, long lingerNanos) {
+        this.subscriptions = transport.subscriptions(new Subscriptions.Listener() {
+            @Override
+            public void message(String channel, String message) {
+                onMessage(channel);
+            }
+
+            @Override
+            public void dropped(String channel) {
+                droppedByServer(channel);
+            }
+        });
         this.timers = timers;
         this.lingerNanos = lingerNanos;
     }
@@ -111,8 +117,7 @@ final class ReleaseNotifications {
     }
 
     private CompletableFuture<Void> subscribe(String channel, Channel c) {
-        return chain(c, () -> connection().thenCompose(conn -> (sharded ? conn.async().ssubscribe(channel)
-                : conn.async().subscribe(channel)).toCompletableFuture().thenApply(v -> null)));
+        return chain(c, () -> subscriptions.subscribe(channel));
     }
 
     /** Removes a waiter; when the last one leaves, the subscription is dropped after the linger. */
@@ -130,9 +135,7 @@ final class ReleaseNotifications {
         }
         c.linger = null;
         c.subscription = null;
-        CompletableFuture<Void> unsubscribed = chain(c, () -> connection().thenCompose(conn -> (sharded
-                ? conn.async().sunsubscribe(channel) : conn.async().unsubscribe(channel))
-                .toCompletableFuture().thenApply(v -> null)));
+        CompletableFuture<Void> unsubscribed = chain(c, () -> subscriptions.unsubscribe(channel));
         unsubscribed.whenComplete((v, e) -> {
             synchronized (this) {
                 if (c.lastCommand == unsubscribed && c.waiters.isEmpty() && c.subscription == null) {
@@ -281,30 +284,5 @@ final class ReleaseNotifications {
         CompletableFuture<Void> next = c.lastCommand.handle((v, e) -> null).thenCompose(v -> command.get());
         c.lastCommand = next;
         return next;
-    }
-
-    private synchronized CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
-        if (connection == null || connection.isCompletedExceptionally()) {
-            connection = gateway.connectPubSub().thenApply(conn -> {
-                conn.addListener(new RedisPubSubAdapter<>() {
-                    @Override
-                    public void message(String channel, String message) {
-                        onMessage(channel);
-                    }
-
-                    @Override
-                    public void smessage(String channel, String message) {
-                        onMessage(channel);
-                    }
-
-                    @Override
-                    public void sunsubscribed(String channel, long count) {
-                        droppedByServer(channel);
-                    }
-                });
-                return conn;
-            });
-        }
-        return connection;
     }
 }

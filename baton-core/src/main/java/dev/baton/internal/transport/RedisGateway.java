@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * times out after {@code commandTimeout}, and Lettuce reconnects in the background with a short capped back-off, so
  * a restarted Redis is used again within about a second. Lost and regained connections are logged.
  */
-public final class RedisGateway implements AutoCloseable {
+public final class RedisGateway implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
 
     /** The resources Baton started for itself, shut down with it; null when they are the application's. */
@@ -137,7 +137,7 @@ public final class RedisGateway implements AutoCloseable {
             this.client = standalone;
         }
         client.addListener(new ConnectionLog());
-        long connecting = System.nanoTime();
+        long connecting = System.nanoTime(); // the gateway exists before any runtime (and its ticker) does
         try {
             if (client instanceof RedisClusterClient c) {
                 StatefulRedisClusterConnection<String, String> conn = c.connect(StringCodec.UTF8);
@@ -180,6 +180,7 @@ public final class RedisGateway implements AutoCloseable {
      * behind Sentinel) the two are the same. Decided once, from the server's version, so that every Baton on the
      * same servers agrees.
      */
+    @Override
     public boolean shardedPubSub() {
         return shardedPubSub;
     }
@@ -295,6 +296,11 @@ public final class RedisGateway implements AutoCloseable {
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
     }
 
+    @Override
+    public Subscriptions subscriptions(Subscriptions.Listener listener) {
+        return new LettuceSubscriptions(this, listener);
+    }
+
     /** A {@code PING}: whether Redis answers at all. */
     public CompletableFuture<String> ping() {
         try {
@@ -321,6 +327,8 @@ public final class RedisGateway implements AutoCloseable {
 
     private <T> T await(CompletionStage<T> stage, Duration bound, Duration reported) {
         CompletableFuture<T> future = stage.toCompletableFuture();
+        // The system clock, not the runtime's ticker: this bounds how long a real thread blocks in Future.get, which
+        // measures its timeout on System.nanoTime itself.
         long deadline = System.nanoTime() + bound.toNanos();
         boolean interrupted = false;
         try {
