@@ -23,6 +23,9 @@ import java.util.stream.Collectors;
  * master and is turned into a replica only once the sentinels notice it (several seconds later), and a restarted
  * replica follows the master it was started with until the sentinels correct it.
  *
+ * <p>{@link #startWithPasswords(String, String)} starts a group whose data nodes and sentinels require passwords, a
+ * different one each.
+ *
  * <p>Guarantees:
  * <ul>
  *   <li>{@link #start()} returns only once both replicas are in sync with the master and every sentinel reports
@@ -87,13 +90,65 @@ public final class RedisSentinelGroup implements AutoCloseable {
      *                               then)
      */
     public static RedisSentinelGroup start(RedisBinary binary) {
+        return start(binary, null, null);
+    }
+
+    /**
+     * Starts a group with the binary found by {@link RedisBinary#locate()} whose data nodes and sentinels require
+     * passwords of their own; see {@link #startWithPasswords(RedisBinary, String, String)}.
+     *
+     * @param dataNodePassword the password of the data nodes' default user
+     * @param sentinelPassword the password of the sentinels' default user
+     * @return the group, ready (see the class documentation)
+     * @throws IllegalArgumentException if a password is empty
+     * @throws IllegalStateException    if no binary is found or the group does not become ready (every node started
+     *                                  is closed then)
+     */
+    public static RedisSentinelGroup startWithPasswords(String dataNodePassword, String sentinelPassword) {
+        return startWithPasswords(RedisBinary.locate(), dataNodePassword, sentinelPassword);
+    }
+
+    /**
+     * Starts a group whose data nodes require one password and whose sentinels require another, as production
+     * deployments often have it: data nodes run with {@code --requirepass} and {@code --masterauth} set to
+     * {@code dataNodePassword} (so that replicas, and a demoted master, can replicate), the sentinels with
+     * {@code --requirepass} set to {@code sentinelPassword} (which they also use to talk to each other) and
+     * {@code sentinel auth-pass} set to {@code dataNodePassword} (to monitor and reconfigure the data nodes). A client
+     * must then give the sentinel password to the sentinels and the data node password to the master;
+     * {@link #sentinelUri()} carries neither. The kit authenticates its own connections to every node, so every
+     * guarantee of the class documentation holds.
+     *
+     * @param binary           the {@code redis-server} to run
+     * @param dataNodePassword the password of the data nodes' default user
+     * @param sentinelPassword the password of the sentinels' default user
+     * @return the group, ready (see the class documentation)
+     * @throws IllegalArgumentException if a password is empty
+     * @throws IllegalStateException    if the group does not become ready within 60 s (every node started is closed
+     *                                  then)
+     */
+    public static RedisSentinelGroup startWithPasswords(RedisBinary binary, String dataNodePassword,
+                                                        String sentinelPassword) {
+        requirePassword(dataNodePassword, "dataNodePassword");
+        requirePassword(sentinelPassword, "sentinelPassword");
+        return start(binary, dataNodePassword, sentinelPassword);
+    }
+
+    private static RedisSentinelGroup start(RedisBinary binary, String dataNodePassword, String sentinelPassword) {
         Objects.requireNonNull(binary, "binary");
         List<RedisServer> dataNodes = new ArrayList<>();
         List<RedisServer> sentinels = new ArrayList<>();
+        List<String> dataNodeOptions = new ArrayList<>(DATA_NODE_OPTIONS);
+        if (dataNodePassword != null) {
+            dataNodeOptions.addAll(List.of("--requirepass", dataNodePassword, "--masterauth", dataNodePassword));
+        }
+        List<String> sentinelOptions = new ArrayList<>(List.of("--sentinel"));
+        if (sentinelPassword != null) {
+            sentinelOptions.addAll(List.of("--requirepass", sentinelPassword));
+        }
         try {
-            RedisServer master = RedisServer.start(binary, DATA_NODE_OPTIONS);
+            RedisServer master = RedisServer.start(binary, dataNodeOptions);
             dataNodes.add(master);
-            List<String> replicaOptions = new ArrayList<>(DATA_NODE_OPTIONS);
+            List<String> replicaOptions = new ArrayList<>(dataNodeOptions);
             replicaOptions.addAll(List.of("--replicaof", master.host(), Integer.toString(master.port())));
             for (int i = 0; i < REPLICAS; i++) {
                 dataNodes.add(RedisServer.start(binary, replicaOptions));
@@ -102,7 +157,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
             Await.until("the replicas to sync with " + master, TIMEOUT,
                     () -> replicationProblem(master, dataNodes), () -> NodeLogs.tails(labels(dataNodes, sentinels)));
             for (int i = 0; i < SENTINELS; i++) {
-                sentinels.add(RedisServer.startWithConfigFile(binary, sentinelConfig(master), List.of("--sentinel")));
+                sentinels.add(RedisServer.startWithConfigFile(binary, sentinelConfig(master, dataNodePassword),
+                        sentinelOptions));
             }
             RedisSentinelGroup group = new RedisSentinelGroup(dataNodes, sentinels);
             Await.until("the sentinels to be ready", TIMEOUT, () -> group.readinessProblem(master), group::logTails);
@@ -131,7 +187,8 @@ public final class RedisSentinelGroup implements AutoCloseable {
     /**
      * The URI with which Baton (and Lettuce) connect through the sentinels.
      *
-     * @return {@code redis-sentinel://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>#baton-master}
+     * @return {@code redis-sentinel://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>#baton-master}, without
+     *         credentials even if the group {@linkplain #startWithPasswords(String, String) requires passwords}
      */
     public String sentinelUri() {
         return "redis-sentinel://" + sentinels.stream().map(s -> s.host() + ":" + s.port())
@@ -279,12 +336,26 @@ public final class RedisSentinelGroup implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    private static String sentinelConfig(RedisServer master) {
+    private static String sentinelConfig(RedisServer master, String dataNodePassword) {
         return String.join("\n",
                 "sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port() + " " + QUORUM,
                 "sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER_MILLIS,
                 "sentinel failover-timeout " + MASTER_NAME + " " + FAILOVER_TIMEOUT_MILLIS,
+                dataNodePassword == null ? ""
+                        : "sentinel auth-pass " + MASTER_NAME + " " + quoted(dataNodePassword),
                 "");
+    }
+
+    /** A value as a double-quoted string of a Redis configuration file, where spaces and quotes are safe. */
+    private static String quoted(String value) {
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static void requirePassword(String password, String name) {
+        Objects.requireNonNull(password, name);
+        if (password.isEmpty()) {
+            throw new IllegalArgumentException(name + " must not be empty (an empty requirepass means none)");
+        }
     }
 
     /**
