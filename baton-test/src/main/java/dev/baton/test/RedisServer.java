@@ -205,7 +205,16 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException    if the server does not come up (see {@link #start(RedisBinary, List)})
      */
     static RedisServer startWithConfigFile(RedisBinary binary, String configText, List<String> extraArgs) {
-        return start(binary, Objects.requireNonNull(configText, "configText"), null, extraArgs);
+        return startWithConfigFile(binary, configText, null, extraArgs);
+    }
+
+    /** As {@link #startWithConfigFile(RedisBinary, String, List)}, speaking TLS only if {@code tls} is not null. */
+    static RedisServer startWithConfigFile(RedisBinary binary, String configText, TlsFiles tls,
+                                           List<String> extraArgs) {
+        if (tls != null) {
+            requireTlsSupport(binary, extraArgs);
+        }
+        return start(binary, Objects.requireNonNull(configText, "configText"), tls, extraArgs);
     }
 
     private static RedisServer start(RedisBinary binary, String configText, TlsFiles tls, List<String> extraArgs) {

@@ -55,4 +55,22 @@ class SecuredTopologiesTest {
             assertThat(owner.command("WAIT", "1", "5000")).as("replicated over TLS").isEqualTo("1");
         }
     }
+
+    @Test
+    void aTlsSentinelGroupFailsOverOverTls() {
+        TlsFiles tls = TlsFiles.generate();
+        try (RedisSentinelGroup group = RedisSentinelGroup.startTls(tls)) {
+            assertThat(group.sentinelUri()).startsWith("rediss-sentinel://127.0.0.1:");
+            RedisServer sentinel = group.sentinels().get(0);
+            assertThatThrownBy(() -> Resp.call(sentinel.host(), sentinel.port(), 2_000, null, "PING"))
+                    .as("a sentinel speaks TLS only").isInstanceOf(IOException.class);
+            assertThat(sentinel.command("INFO", "server")).contains("redis_mode:sentinel");
+            RedisServer master = group.master();
+
+            RedisServer promoted = group.failover();
+
+            assertThat(promoted).isNotSameAs(master);
+            assertThat(promoted.command("SET", "k", "v")).isEqualTo("OK");
+        }
+    }
 }
