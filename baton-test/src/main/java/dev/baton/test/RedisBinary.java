@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,8 +34,8 @@ import java.util.regex.Pattern;
  * job does not test against an unexpected Redis version. If nothing is found and no embedded binary exists for this
  * platform, lookup fails with an {@link IllegalStateException} explaining how to provide one.
  *
- * <p>Instances are immutable apart from the lazily cached {@link #version()} and {@link #supportsTls()}, and are safe
- * to share between threads.
+ * <p>Instances are immutable apart from the lazily cached {@link #version()}, and are safe to share between threads;
+ * {@link #supportsTls()} is cached per path for the JVM.
  */
 public final class RedisBinary {
 
@@ -61,11 +62,12 @@ public final class RedisBinary {
 
     // Guarded by RedisBinary.class; extraction happens at most once per JVM (a failed attempt is retried).
     private static Path extractedEmbedded;
+    /** {@link #supportsTls()} by path: {@link #locate()} makes a new instance per call, and a binary is megabytes. */
+    private static final Map<Path, Boolean> TLS_SUPPORT = new ConcurrentHashMap<>();
 
     private final Path path;
     private final Source source;
     private volatile String version;
-    private volatile Boolean tls;
 
     private RedisBinary(Path path, Source source) {
         this.path = path;
@@ -151,18 +153,13 @@ public final class RedisBinary {
      * Whether the binary has TLS built in ({@code BUILD_TLS=yes}), as {@link RedisServer#startTls} needs. Told from
      * the binary itself, without running it: a build with TLS links OpenSSL, whose {@code SSL_CTX_new} its symbol
      * table names (statically or dynamically linked alike). Every binary of the embedded-redis jar has it. The answer
-     * is cached.
+     * is cached for the JVM's lifetime.
      *
      * @return true if the binary links OpenSSL
      * @throws UncheckedIOException if the binary cannot be read
      */
     public boolean supportsTls() {
-        Boolean b = tls;
-        if (b == null) {
-            b = contains(OPENSSL_MARKER);
-            tls = b;
-        }
-        return b;
+        return TLS_SUPPORT.computeIfAbsent(path, p -> contains(OPENSSL_MARKER));
     }
 
     private boolean contains(byte[] marker) {

@@ -125,7 +125,7 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server with additional {@code redis-server} options, e.g. {@code List.of("--maxmemory", "10mb")}.
      * They follow the kit's own options, so they may override e.g. {@code --appendonly}; {@code --port},
-     * {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected. With
+     * {@code --tls-port}, {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected. With
      * {@code --requirepass <password>} the kit authenticates its own connections with that password (see the class
      * documentation), e.g. {@code List.of("--requirepass", "admin-pw", "--user", "app", "on", ">app-pw", "~app:*",
      * "+get")} for a server that only authenticated clients can use, with an ACL user {@code app}.
