@@ -359,7 +359,9 @@ public final class RedisGateway implements AutoCloseable {
 
     /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
     private RuntimeException connectFailure(RuntimeException e, Duration took) {
-        if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
+        // First, as a plain port read as TLS fails in ways the TLS explanations below could take for their own.
+        if (address.tls() && redisReply(e) == null
+                && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
             return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
                     + "for TLS (" + address.scheme() + "://): use " + address.scheme().replace("rediss", "redis")
                     + "://, or connect to the server's TLS port", e);
