@@ -21,6 +21,7 @@ import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -107,10 +108,15 @@ public final class RedisGateway implements Transport {
                 .build();
         ClientResources resources = config.clientResources().orElse(ownResources);
         SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build();
+        SslOptions ssl = TlsSettings.sslOptions(config);
         if (cluster) {
             RedisClusterClient clusterClient = RedisClusterClient.create(resources,
                     seeds.stream().map(seed -> lettuceUri(seed, config)).toList());
-            clusterClient.setOptions(ClusterClientOptions.builder()
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+            if (ssl != null) {
+                options.sslOptions(ssl);
+            }
+            clusterClient.setOptions(options
                     .autoReconnect(true)
                     // Lettuce opens a node's connection when a command first goes there, so rejecting commands
                     // while disconnected would refuse those first commands; they wait instead, bounded by the
@@ -128,7 +134,11 @@ public final class RedisGateway implements Transport {
             this.client = clusterClient;
         } else {
             RedisClient standalone = RedisClient.create(resources, uri);
-            standalone.setOptions(ClientOptions.builder()
+            ClientOptions.Builder options = ClientOptions.builder();
+            if (ssl != null) {
+                options.sslOptions(ssl);
+            }
+            standalone.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
@@ -216,9 +226,9 @@ public final class RedisGateway implements Transport {
         RedisAddress.HostAndPort first = a.hosts().get(0);
         RedisURI.Builder b;
         if (a.sentinel()) {
-            b = RedisURI.Builder.sentinel(first.host(), first.port(), a.master().orElseThrow());
-            for (RedisAddress.HostAndPort h : a.hosts().subList(1, a.hosts().size())) {
-                b.withSentinel(h.host(), h.port());
+            b = RedisURI.builder().withSentinelMasterId(a.master().orElseThrow());
+            for (RedisAddress.HostAndPort h : a.hosts()) {
+                b.withSentinel(sentinelUri(h, config));
             }
         } else {
             b = RedisURI.builder().withHost(first.host()).withPort(first.port());
@@ -237,6 +247,21 @@ public final class RedisGateway implements Transport {
             b.withAuthentication(a.username().get(), a.password().orElse(new char[0]));
         } else if (a.password().isPresent()) {
             b.withPassword(a.password().get());
+        }
+        return b.build();
+    }
+
+    /**
+     * One sentinel, with the sentinels' own credentials if any: Lettuce gives the main URI's credentials to the data
+     * nodes only, and each sentinel authenticates with what its own URI carries.
+     */
+    private static RedisURI sentinelUri(RedisAddress.HostAndPort sentinel, BatonConfig config) {
+        RedisURI.Builder b = RedisURI.builder().withHost(sentinel.host()).withPort(sentinel.port())
+                .withTimeout(config.commandTimeout());
+        if (config.sentinelPassword().isPresent()) {
+            String user = config.sentinelUsername().orElse(null);
+            Supplier<char[]> password = config.sentinelPassword().get();
+            b.withAuthentication(RedisCredentialsProvider.from(() -> RedisCredentials.just(user, password.get())));
         }
         return b.build();
     }
@@ -391,6 +416,24 @@ public final class RedisGateway implements Transport {
 
     /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
     private RuntimeException connectFailure(RuntimeException e, Duration took) {
+        // First, as a plain port read as TLS fails in ways the TLS explanations below could take for their own.
+        if (address.tls() && redisReply(e) == null
+                && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
+            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
+                    + "for TLS (" + address.scheme() + "://): use " + address.scheme().replace("rediss", "redis")
+                    + "://, or connect to the server's TLS port", e);
+        }
+        BatonException tls = TlsHandshakeFailure.explain(e, "Redis at " + endpoint);
+        if (tls != null) {
+            return tls;
+        }
+        if (address.sentinel()) {
+            RuntimeException sentinel = SentinelLookupFailure.explain(e, address, commandTimeout,
+                    config.sentinelPassword().isPresent(), credentialsGiven);
+            if (sentinel != null) {
+                return sentinel;
+            }
+        }
         BatonException misconfigured = misconfiguration(e);
         if (misconfigured != null) {
             return misconfigured;
@@ -400,9 +443,11 @@ public final class RedisGateway implements Transport {
                     + "there): connect to a standalone server with uri(...), or give cluster(...) the seeds of a Redis "
                     + "Cluster", e);
         }
-        if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
-            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
-                    + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
+        if (!address.tls() && (closedEarly(e) || mentionsTimeout(e))
+                && PlainRedisProbe.speaksTls(address.hosts().get(0), commandTimeout)) {
+            return new BatonException("Redis at " + endpoint + " speaks TLS on that port, but the uri asks for plain "
+                    + "Redis (redis://): use rediss://" + (address.sentinel() ? "" : ", or the server's plain port"),
+                    e);
         }
         if (took.compareTo(commandTimeout) >= 0 || mentionsTimeout(e)) {
             return unavailable("did not complete the connection within " + commandTimeout, e);
@@ -418,7 +463,7 @@ public final class RedisGateway implements Transport {
                     + (credentialsGiven ? "Redis 6 does that on a wrong password; " : "")
                     + (address.tls() ? "is it a TLS port?)" : "if that port expects TLS, use rediss://)"), e);
         }
-        return unavailable("could not be reached", e);
+        return unavailable(cluster ? "could not be reached (none of the seeds answered)" : "could not be reached", e);
     }
 
     /**
