@@ -35,6 +35,7 @@ public final class BatonConfig {
     private final ClientResources clientResources;
     private final BatonListener listener;
     private final Supplier<char[]> password;
+    private final ReplicaAcknowledgement replicaAcknowledgement;
 
     private BatonConfig(Builder b) {
         this.uri = b.uri != null ? b.uri : b.clusterSeeds.get(0);
@@ -52,6 +53,7 @@ public final class BatonConfig {
         this.password = b.password;
         this.clientResources = b.clientResources;
         this.listener = b.listener;
+        this.replicaAcknowledgement = b.replicaAcknowledgement;
     }
 
     /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
@@ -198,6 +200,16 @@ public final class BatonConfig {
         return localHandoffLimit;
     }
 
+    /**
+     * The replica acknowledgement every lock of this Baton asks for unless its {@link LockOptions} say otherwise, set
+     * with {@link Builder#replicaAcknowledged(int, Duration)}; see {@link LockOptions} for what it guarantees.
+     *
+     * @return the default acknowledgement, or empty if acquisitions are not acknowledged by default (the default)
+     */
+    public Optional<ReplicaAcknowledgement> replicaAcknowledgement() {
+        return Optional.ofNullable(replicaAcknowledgement);
+    }
+
     @Override
     public String toString() {
         return "BatonConfig{" + (clusterSeeds.isEmpty() ? "uri=" + redactedUri(uri)
@@ -208,7 +220,9 @@ public final class BatonConfig {
                 + ", rateLimitTimeout=" + rateLimitTimeout
                 + (username != null ? ", username=***" : "") + (password != null ? ", password=***" : "")
                 + (clientResources != null ? ", clientResources=the application's" : "")
-                + (listener != null ? ", listener=" + listener.getClass().getName() : "") + "}";
+                + (listener != null ? ", listener=" + listener.getClass().getName() : "")
+                + (replicaAcknowledgement != null ? ", replicaAcknowledged=" + replicaAcknowledgement.replicas()
+                        + " within " + replicaAcknowledgement.timeout() : "") + "}";
     }
 
     /** The URI with any user info replaced by {@code ***}; safe for logs and messages. */
@@ -231,6 +245,7 @@ public final class BatonConfig {
         private Supplier<char[]> password;
         private ClientResources clientResources;
         private BatonListener listener;
+        private ReplicaAcknowledgement replicaAcknowledgement;
 
         private Builder() {
         }
@@ -331,6 +346,26 @@ public final class BatonConfig {
         }
 
         /**
+         * Makes every lock of this Baton replica-acknowledged unless its {@link LockOptions} say otherwise: an
+         * acquisition counts only once Redis {@code WAIT} confirms that at least {@code replicas} replicas have it,
+         * within {@code timeout}; otherwise it is undone and the caller gets a
+         * {@link ReplicaAcknowledgementException}. See {@link LockOptions} for what this guarantees and what it does
+         * not. Standalone masters and Sentinel only: {@link #build()} rejects it together with
+         * {@link #cluster(String...)}.
+         *
+         * @param replicas how many replicas must acknowledge each acquisition, at least 1
+         * @param timeout  how long Redis waits for them, at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is not at least 1 ms (or
+         *                                  more than a day)
+         * @throws NullPointerException     if {@code timeout} is null
+         */
+        public Builder replicaAcknowledged(int replicas, Duration timeout) {
+            this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
+            return this;
+        }
+
+        /**
          * See {@link BatonConfig#rateLimitTimeout()}; positive, not longer than the command timeout.
          *
          * @param rateLimitTimeout the longest a rate-limit decision waits for Redis
@@ -415,7 +450,8 @@ public final class BatonConfig {
          *         quotes the URI's user info), credentials are given both in the URI and to the builder, a user name
          *         has no password, the namespace is blank or contains braces, a duration is not positive, the
          *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, or the fencing
-         *         token retention is shorter than the watchdog lease
+         *         token retention is shorter than the watchdog lease, or replica acknowledgement is asked of a
+         *         cluster
          */
         public BatonConfig build() {
             if (uri != null && !clusterSeeds.isEmpty()) {
@@ -462,6 +498,11 @@ public final class BatonConfig {
             }
             if (localHandoffLimit < 0) {
                 throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
+            }
+            if (replicaAcknowledgement != null && !clusterSeeds.isEmpty()) {
+                throw new IllegalArgumentException("replicaAcknowledged(...) is not supported on a Redis Cluster: "
+                        + "WAIT would have to reach the master of each lock's slot; use it with a standalone master "
+                        + "or Sentinel");
             }
             if (fencingTokenRetention.compareTo(watchdogLease) < 0) {
                 throw new IllegalArgumentException("fencingTokenRetention (" + fencingTokenRetention

@@ -110,10 +110,14 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return true;
     }
 
-    /** A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). */
+    /**
+     * A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). A
+     * replica-acknowledged waiter never agrees: a handoff is a write no {@code WAIT} covers, so it acquires through
+     * Redis instead (the releaser publishes, because it knows it has a local waiter).
+     */
     @Override
     public boolean claim() {
-        if (result.isDone() || !phase.compareAndSet(WAITING, CLAIMED)) {
+        if (request.acknowledgement() != null || result.isDone() || !phase.compareAndSet(WAITING, CLAIMED)) {
             return false;
         }
         cancelRecheck();
