@@ -188,6 +188,32 @@ class ReplicaAcknowledgedIT {
     }
 
     @Test
+    void anAclUserNeedsWaitAndWithoutItTheAcquisitionIsUndone() {
+        String rule = "~baton:* resetchannels &baton:* -@all +evalsha +eval +exists +subscribe +unsubscribe +time "
+                + "+hmget +hset +hincrby +get +set +del +pttl +pexpire +publish";
+        List<String> withoutWait = new ArrayList<>(List.of("ACL", "SETUSER", "nowait", "reset", "on", ">pw"));
+        withoutWait.addAll(List.of(rule.split(" ")));
+        master.command(withoutWait.toArray(String[]::new));
+        List<String> withWait = new ArrayList<>(withoutWait);
+        withWait.set(2, "withwait");
+        withWait.add("+wait");
+        master.command(withWait.toArray(String[]::new));
+        try (Baton refused = connect(BatonConfig.builder().username("nowait").password("pw".toCharArray())
+                .replicaAcknowledged(1, Duration.ofSeconds(5)));
+             Baton allowed = connect(BatonConfig.builder().username("withwait").password("pw".toCharArray())
+                .replicaAcknowledged(1, Duration.ofSeconds(5)))) {
+            assertThatThrownBy(() -> refused.lock("acl").tryLock()).isInstanceOf(BatonException.class)
+                    .hasMessageContaining("NOPERM").hasMessageContaining("docs/acl.md");
+            assertThat(master.command("EXISTS", "baton:lock:{acl}")).as("undone").isEqualTo("0");
+            DistributedLock lock = allowed.lock("acl");
+            assertThat(lock.tryLock()).isTrue();
+            lock.unlock();
+        } finally {
+            master.command("ACL", "DELUSER", "nowait", "withwait");
+        }
+    }
+
+    @Test
     void aLockCanTurnItOffWhenTheBatonDefaultIsOn() {
         try (Baton baton = connect(BatonConfig.builder().replicaAcknowledged(3, SHORT))) {
             assertThatThrownBy(() -> baton.lock("default").tryLock())

@@ -262,13 +262,13 @@ public final class RedisServer implements AutoCloseable {
         args.addAll(extraArgs);
         RedisServer replica = start(binary, args);
         try {
+            // Through command(), which authenticates where a password is set (Replies does not).
             Await.until("the replica " + replica + " to sync with " + this, REPLICA_SYNC_TIMEOUT, () -> {
-                String link = Replies.info(replica, "INFO", "replication").get("master_link_status");
-                if (!"up".equals(link)) {
-                    return "master_link_status:" + link;
+                if (!replica.command("INFO", "replication").contains("master_link_status:up")) {
+                    return "its link to the master is not up yet";
                 }
-                String seen = Replies.info(this, "INFO", "replication").values().stream()
-                        .filter(v -> v.contains("port=" + replica.port() + ",")).findFirst().orElse("not listed");
+                String seen = command("INFO", "replication").lines()
+                        .filter(l -> l.contains("port=" + replica.port() + ",")).findFirst().orElse("not listed");
                 return seen.contains("state=online") ? null : "the master lists it as " + seen;
             }, () -> "; replica log:\n" + replica.logTail(0));
         } catch (RuntimeException | Error e) {
