@@ -28,6 +28,8 @@ import org.junit.jupiter.api.Test;
  */
 class ReplicaAcknowledgedIT {
     private static final Duration SHORT = Duration.ofMillis(300);
+    /** Long enough for a healthy replica to acknowledge even on a loaded machine, where the count matters. */
+    private static final Duration GENEROUS = Duration.ofSeconds(2);
 
     private static RedisServer master;
     private static RedisServer replica1;
@@ -101,17 +103,18 @@ class ReplicaAcknowledgedIT {
     void tooFewReplicasUndoTheAcquisitionAndTheCallerIsToldHowMany() throws Exception {
         try (Baton baton = connect(BatonConfig.builder()); Baton other = connect(BatonConfig.builder());
              LogCapture log = LogCapture.start()) {
-            DistributedLock lock = baton.lock("three", LockOptions.replicaAcknowledged(3, SHORT));
+            DistributedLock counted = baton.lock("three", LockOptions.replicaAcknowledged(3, GENEROUS));
             long started = System.nanoTime();
-            assertThatThrownBy(lock::tryLock).isInstanceOfSatisfying(ReplicaAcknowledgementException.class, e -> {
+            assertThatThrownBy(counted::tryLock).isInstanceOfSatisfying(ReplicaAcknowledgementException.class, e -> {
                 assertThat(e.lockName()).isEqualTo("three");
                 assertThat(e.acknowledged()).isEqualTo(2);
                 assertThat(e.required()).isEqualTo(3);
-                assertThat(e.timeout()).isEqualTo(SHORT);
-                assertThat(e).hasMessageContaining("only 2 of the 3 required replicas acknowledged it within PT0.3S");
+                assertThat(e.timeout()).isEqualTo(GENEROUS);
+                assertThat(e).hasMessageContaining("only 2 of the 3 required replicas acknowledged it within PT2S");
             });
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertThat(tookMillis).as("WAIT waited for its timeout, not much longer").isBetween(290L, 10_000L);
+            assertThat(tookMillis).as("WAIT waited for its timeout, not much longer").isBetween(1_990L, 15_000L);
+            DistributedLock lock = baton.lock("three", LockOptions.replicaAcknowledged(3, SHORT));
             assertThat(lock.holdCount()).isZero();
             assertThat(master.command("EXISTS", "baton:lock:{three}")).as("nothing left behind").isEqualTo("0");
             DistributedLock theirs = other.lock("three");
@@ -135,9 +138,9 @@ class ReplicaAcknowledgedIT {
     void aPausedReplicaFailsTwoRequiredButNotOne() {
         try (Baton baton = connect(BatonConfig.builder())) {
             replica2.pause();
-            DistributedLock two = baton.lock("paused", LockOptions.replicaAcknowledged(2, SHORT));
+            DistributedLock two = baton.lock("paused", LockOptions.replicaAcknowledged(2, GENEROUS));
             assertThatThrownBy(two::tryLock).isInstanceOfSatisfying(ReplicaAcknowledgementException.class,
-                    e -> assertThat(e.acknowledged()).isEqualTo(1));
+                    e -> assertThat(e.acknowledged()).as("the replica that runs").isEqualTo(1));
             assertThat(master.command("EXISTS", "baton:lock:{paused}")).isEqualTo("0");
 
             DistributedLock one = baton.lock("paused", LockOptions.replicaAcknowledged(1, Duration.ofSeconds(5)));
