@@ -51,6 +51,7 @@ public final class BatonConfig {
     private final Path clientCertificate;
     private final Path clientKey;
     private final SslOptions sslOptions;
+    private final ReplicaAcknowledgement replicaAcknowledgement;
 
     private BatonConfig(Builder b) {
         this.uri = b.uri != null ? b.uri : b.clusterSeeds.get(0);
@@ -74,6 +75,7 @@ public final class BatonConfig {
         this.clientCertificate = b.clientCertificate;
         this.clientKey = b.clientKey;
         this.sslOptions = b.sslOptions;
+        this.replicaAcknowledgement = b.replicaAcknowledgement;
     }
 
     /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
@@ -276,6 +278,16 @@ public final class BatonConfig {
         return localHandoffLimit;
     }
 
+    /**
+     * The replica acknowledgement every lock of this Baton asks for unless its {@link LockOptions} say otherwise, set
+     * with {@link Builder#replicaAcknowledged(int, Duration)}; see {@link LockOptions} for what it guarantees.
+     *
+     * @return the default acknowledgement, or empty if acquisitions are not acknowledged by default (the default)
+     */
+    public Optional<ReplicaAcknowledgement> replicaAcknowledgement() {
+        return Optional.ofNullable(replicaAcknowledgement);
+    }
+
     @Override
     public String toString() {
         return "BatonConfig{" + (clusterSeeds.isEmpty() ? "uri=" + redactedUri(uri)
@@ -291,7 +303,9 @@ public final class BatonConfig {
                 + (clientCertificate != null ? ", clientCertificate=" + clientCertificate : "")
                 + (sslOptions != null ? ", sslOptions=the application's" : "")
                 + (clientResources != null ? ", clientResources=the application's" : "")
-                + (listener != null ? ", listener=" + listener.getClass().getName() : "") + "}";
+                + (listener != null ? ", listener=" + listener.getClass().getName() : "")
+                + (replicaAcknowledgement != null ? ", replicaAcknowledged=" + replicaAcknowledgement.replicas()
+                        + " within " + replicaAcknowledgement.timeout() : "") + "}";
     }
 
     /** The URI with any user info replaced by {@code ***}; safe for logs and messages. */
@@ -320,6 +334,7 @@ public final class BatonConfig {
         private Path clientCertificate;
         private Path clientKey;
         private SslOptions sslOptions;
+        private ReplicaAcknowledgement replicaAcknowledgement;
 
         private Builder() {
         }
@@ -497,6 +512,26 @@ public final class BatonConfig {
         }
 
         /**
+         * Makes every lock of this Baton replica-acknowledged unless its {@link LockOptions} say otherwise: an
+         * acquisition counts only once Redis {@code WAIT} confirms that at least {@code replicas} replicas have it,
+         * within {@code timeout}; otherwise it is undone and the caller gets a
+         * {@link ReplicaAcknowledgementException}. See {@link LockOptions} for what this guarantees and what it does
+         * not. Standalone masters and Sentinel only: {@link #build()} rejects it together with
+         * {@link #cluster(String...)}.
+         *
+         * @param replicas how many replicas must acknowledge each acquisition, at least 1
+         * @param timeout  how long Redis waits for them, at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is not at least 1 ms (or
+         *                                  more than a day)
+         * @throws NullPointerException     if {@code timeout} is null
+         */
+        public Builder replicaAcknowledged(int replicas, Duration timeout) {
+            this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
+            return this;
+        }
+
+        /**
          * See {@link BatonConfig#rateLimitTimeout()}; positive, not longer than the command timeout.
          *
          * @param rateLimitTimeout the longest a rate-limit decision waits for Redis
@@ -584,7 +619,8 @@ public final class BatonConfig {
          *         unreadable or holds no PEM certificate or unencrypted PKCS#8 key (the message names the setting and
          *         the file, never the key), the namespace is blank or contains braces, a duration is not positive, the
          *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, or the fencing
-         *         token retention is shorter than the watchdog lease
+         *         token retention is shorter than the watchdog lease, or replica acknowledgement is asked of a
+         *         cluster
          */
         public BatonConfig build() {
             if (uri != null && !clusterSeeds.isEmpty()) {
@@ -640,6 +676,11 @@ public final class BatonConfig {
             }
             if (localHandoffLimit < 0) {
                 throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
+            }
+            if (replicaAcknowledgement != null && !clusterSeeds.isEmpty()) {
+                throw new IllegalArgumentException("replicaAcknowledged(...) is not supported on a Redis Cluster: "
+                        + "WAIT would have to reach the master of each lock's slot; use it with a standalone master "
+                        + "or Sentinel");
             }
             if (fencingTokenRetention.compareTo(watchdogLease) < 0) {
                 throw new IllegalArgumentException("fencingTokenRetention (" + fencingTokenRetention

@@ -137,6 +137,18 @@ class ClusterIT {
     }
 
     @Test
+    void replicaAcknowledgedLocksAreRefusedOnAClusterBeforeAnyRedisCall() {
+        try (Baton baton = connect()) {
+            assertThatThrownBy(() -> baton.lock("acked", LockOptions.replicaAcknowledged(1, Duration.ofSeconds(1))))
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("not supported on a Redis Cluster");
+            DistributedLock plain = baton.lock("acked", LockOptions.unacknowledged());
+            assertThat(plain.tryLock()).isTrue();
+            plain.unlock();
+        }
+    }
+
+    @Test
     void aClusterUriAgainstAStandaloneServerAndTheReverseSayWhatIsWrong() {
         try (RedisServer standalone = RedisServer.start()) {
             assertThatThrownBy(() -> Baton.connect(BatonConfig.builder().cluster(standalone.uri())

@@ -35,6 +35,35 @@ class SentinelIT {
     }
 
     @Test
+    void replicaAcknowledgedLocksAreOnBothReplicasAndFollowAFailover() {
+        try (Baton baton = Baton.connect(BatonConfig.builder().uri(group.sentinelUri())
+                .commandTimeout(Duration.ofSeconds(2)).watchdogLease(Duration.ofSeconds(6))
+                .recheckInterval(TestBatons.RECHECK).replicaAcknowledged(2, Duration.ofSeconds(5)).build())) {
+            assertAcknowledgedByEveryReplica(baton, "acked-before");
+
+            group.failover();
+
+            // The dedicated connections of the WAITs reach the new master too, once the sentinels name it.
+            await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+                    .untilAsserted(() -> assertAcknowledgedByEveryReplica(baton, "acked-after"));
+        }
+    }
+
+    private static void assertAcknowledgedByEveryReplica(Baton baton, String name) {
+        DistributedLock lock = baton.lock(name);
+        lock.lock();
+        try {
+            String token = Long.toString(lock.fencingToken());
+            for (RedisServer replica : group.replicas()) {
+                assertThat(replica.command("HGET", "baton:lock:{" + name + "}", "token")).as("on " + replica)
+                        .isEqualTo(token);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Test
     void findsTheMasterThroughTheSentinelsAndFollowsAFailover() {
         try (Baton baton = connect()) {
             RedisServer master = group.master();

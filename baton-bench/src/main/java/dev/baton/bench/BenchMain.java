@@ -44,6 +44,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}, {@code --skip-rate}
  * (no rate limiters), {@code --rate-only} (only the rate limiters). The skip options apply to the rate part too, so
  * {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved cross-check and memory figures (2 minutes).
+ *
+ * <p>{@code --replica-ack-failover [options]} runs, instead of the benchmarks, the failover experiment of
+ * {@link ReplicaAckFailover} (its own options follow).
  */
 public final class BenchMain {
 
@@ -120,7 +123,8 @@ public final class BenchMain {
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
                                 + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-handoff]"
-                                + " [--skip-rate | --rate-only]");
+                                + " [--skip-rate | --rate-only]\n   or: java -jar baton-bench/target/benchmarks.jar"
+                                + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
@@ -137,6 +141,11 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--replica-ack-failover")) {
+            // A separate experiment with a Sentinel group of its own, not a benchmark: see ReplicaAckFailover.
+            ReplicaAckFailover.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Settings settings = Settings.parse(args);
         if (System.getProperty(RELAUNCHED) == null) {
             Path jar = ownJar();

@@ -368,6 +368,36 @@ public final class RedisSentinelGroup implements AutoCloseable {
     }
 
     /**
+     * Brings a data node that was killed or stopped (typically a master killed to force a failover) back into the
+     * group: restarts it (empty, like every restarted node), makes it a replica of the current master at once with
+     * {@code REPLICAOF} (the sentinels would do so only some 10 s later), and waits until the group is whole again:
+     * every running data node replicates the master with its link up, and every sentinel reports that master and sees
+     * both replicas with their links up and the other sentinels (as {@link #start()} does). Sentinels learn a
+     * replica's link state from its {@code INFO}, which they ask for every 10 s, so this can take that long.
+     *
+     * @param node a data node of this group that is not the current master
+     * @return the current master
+     * @throws IllegalArgumentException if the node is not a data node of this group, or is the master
+     * @throws IllegalStateException    if the group is not whole again within 60 s
+     */
+    public synchronized RedisServer rejoin(RedisServer node) {
+        if (!dataNodes.contains(node)) {
+            throw new IllegalArgumentException(node + " is not a data node of " + this);
+        }
+        RedisServer master = awaitMaster(TIMEOUT);
+        if (node.equals(master)) {
+            throw new IllegalArgumentException(node + " is the current master; it cannot rejoin as a replica");
+        }
+        node.restart();
+        Replies.call(node, "REPLICAOF", master.host(), Integer.toString(master.port()));
+        Await.until("the group to be whole again around " + master, TIMEOUT, () -> {
+            String problem = replicationProblem(master, answering(dataNodes));
+            return problem != null ? problem : readinessProblem(master);
+        }, this::logTails);
+        return master;
+    }
+
+    /**
      * Closes every node, even if closing one of them fails; the first failure is then thrown with the others
      * suppressed. Idempotent.
      */

@@ -72,6 +72,7 @@ public final class RedisServer implements AutoCloseable {
     private static final Duration GRACEFUL_EXIT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration SIGNAL_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
+    private static final Duration REPLICA_SYNC_TIMEOUT = Duration.ofSeconds(60);
     private static final int PORT_ATTEMPTS = 5;
     private static final int RESTART_ATTEMPTS = 5;
     private static final Duration RESTART_BACKOFF = Duration.ofMillis(200);
@@ -291,6 +292,58 @@ public final class RedisServer implements AutoCloseable {
      */
     public Optional<TlsFiles> tls() {
         return Optional.ofNullable(tls);
+    }
+
+    /**
+     * Starts a new server, from the same binary, that replicates this one ({@code --replicaof}), and returns once it
+     * is in sync: its link to this server is up and this server lists it as an online replica, so a write made here
+     * afterwards is streamed to it. First sets this server's {@code repl-diskless-sync-delay} to 0 (Redis 7 would
+     * otherwise wait 5 s for more replicas before the first sync). If this server was started with
+     * {@code --requirepass}, the replica authenticates to it with that password ({@code --masterauth}).
+     *
+     * @return the replica, in sync; close it like any server
+     * @throws IllegalStateException if this server is closed or not running, or the replica does not come up or does
+     *                               not sync within 60 s (it is closed then)
+     */
+    public RedisServer startReplica() {
+        return startReplica(List.of());
+    }
+
+    /**
+     * {@link #startReplica()} with further options for the replica, e.g. {@code List.of("--replica-priority", "0")}.
+     *
+     * @param extraArgs options of the replica and their values, as for {@link #start(List)}
+     * @return the replica, in sync
+     * @throws IllegalArgumentException if a reserved option is given
+     * @throws IllegalStateException    as {@link #startReplica()}
+     */
+    public RedisServer startReplica(List<String> extraArgs) {
+        ensureOpen();
+        if (!isRunning() || paused) {
+            throw new IllegalStateException("cannot start a replica of " + this + ": it is not running");
+        }
+        command("CONFIG", "SET", "repl-diskless-sync-delay", "0");
+        List<String> args = new ArrayList<>(List.of("--replicaof", HOST, Integer.toString(port)));
+        if (password != null) {
+            args.addAll(List.of("--masterauth", password));
+        }
+        args.addAll(extraArgs);
+        RedisServer replica = start(binary, args);
+        try {
+            // Through command(), which authenticates where a password is set (Replies does not).
+            Await.until("the replica " + replica + " to sync with " + this, REPLICA_SYNC_TIMEOUT, () -> {
+                if (!replica.command("INFO", "replication").contains("master_link_status:up")) {
+                    return "its link to the master is not up yet";
+                }
+                String seen = command("INFO", "replication").lines()
+                        .filter(l -> l.contains("port=" + replica.port() + ",")).findFirst().orElse("not listed");
+                return seen.contains("state=online") ? null : "the master lists it as " + seen;
+            }, () -> "; replica log:\n" + replica.logTail(0));
+        } catch (RuntimeException | Error e) {
+            replica.closeQuietly(e);
+            throw e;
+        }
+        return replica;
     }
 
     /**

@@ -81,6 +81,20 @@ class RedisServerTest {
     }
 
     @Test
+    void startsAReplicaThatIsInSyncAndReceivesWrites() {
+        try (RedisServer master = RedisServer.start(List.of("--requirepass", "kit-pw"));
+             RedisServer replica = master.startReplica(List.of("--replica-priority", "7"))) {
+            assertThat(replica.command("CONFIG", "GET", "replica-priority")).isEqualTo("replica-priority\n7");
+            assertThat(replica.command("INFO", "replication")).contains("role:slave")
+                    .contains("master_link_status:up").contains("master_port:" + master.port());
+            master.command("SET", "k", "v");
+            // WAIT: the write has reached the one replica, so reading it there is not a race.
+            assertThat(master.command("WAIT", "1", "5000")).isEqualTo("1");
+            assertThat(replica.command("GET", "k")).isEqualTo("v");
+        }
+    }
+
+    @Test
     void rejectsOptionsTheKitManages() {
         assertThatThrownBy(() -> RedisServer.start(List.of("--port", "6379")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--port");

@@ -175,10 +175,14 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return true;
     }
 
-    /** A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). */
+    /**
+     * A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). A
+     * replica-acknowledged waiter never agrees: a handoff is a write no {@code WAIT} covers, so it acquires through
+     * Redis instead (the releaser publishes, because it knows it has a local waiter).
+     */
     @Override
     public boolean claim() {
-        if (transition(ASLEEP, State.CLAIMED) == null) {
+        if (request.acknowledgement() != null || transition(ASLEEP, State.CLAIMED) == null) {
             return false;
         }
         cancelRecheck();

@@ -5,6 +5,7 @@ import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 
 import dev.baton.LockInfo;
+import dev.baton.ReplicaAcknowledgement;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
@@ -48,12 +49,48 @@ final class LockCalls {
 
     /** {@code lock-acquire.lua}: acquire or re-enter; marks the lock as waited for if the caller will wait. */
     CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {r.keys().lock(), r.keys().counter()}, r.owner(), Long.toString(r.leaseMillis()),
-                r.holder(), tokenRetentionMillis, Long.toString(r.heldToken()), willWait ? "1" : "0")
-                .thenApply(reply -> reply.get(0) == 1L
-                        ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
-                        : new Acquired(false, 0, 0, reply.get(1)));
+        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r), acquireArgs(r, willWait))
+                .thenApply(LockCalls::acquired);
+    }
+
+    /**
+     * The reply of {@code lock-acquire.lua} followed by {@code WAIT}.
+     *
+     * @param acquired     the script's reply
+     * @param acknowledged how many replicas {@code WAIT} counted
+     * @param waitFailure  why {@code WAIT} did not answer, or null if it did
+     */
+    record AcknowledgedAcquire(Acquired acquired, long acknowledged, RuntimeException waitFailure) {
+    }
+
+    /**
+     * {@code lock-acquire.lua} followed by {@code WAIT} on a connection for acknowledged writes, so that the count
+     * covers this acquisition (see {@code AcknowledgedWrites}).
+     */
+    CompletableFuture<AcknowledgedAcquire> acquireAcknowledged(AcquireRequest r, boolean willWait,
+                                                               ReplicaAcknowledgement ack) {
+        try {
+            return gateway.<List<Long>>runAcknowledged(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r),
+                    acquireArgs(r, willWait), ack.replicas(), ack.timeout())
+                    .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply()), reply.acknowledged(),
+                            reply.waitFailure()));
+        } catch (RuntimeException closed) {
+            return CompletableFuture.failedFuture(closed);
+        }
+    }
+
+    private static String[] acquireKeys(AcquireRequest r) {
+        return new String[] {r.keys().lock(), r.keys().counter()};
+    }
+
+    private String[] acquireArgs(AcquireRequest r, boolean willWait) {
+        return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
+                Long.toString(r.heldToken()), willWait ? "1" : "0"};
+    }
+
+    private static Acquired acquired(List<Long> reply) {
+        return reply.get(0) == 1L ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
+                : new Acquired(false, 0, 0, reply.get(1));
     }
 
     /**

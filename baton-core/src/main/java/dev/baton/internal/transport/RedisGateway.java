@@ -92,6 +92,8 @@ public final class RedisGateway implements Transport {
     private volatile boolean closing;
     /** The pub/sub connection, once opened: with the command connection, the ones whose losses are logged. */
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+    /** The connections of replica-acknowledged writes, once the first is asked for; closed with the gateway. */
+    private AcknowledgedWrites acknowledgedWrites;
 
     private RedisGateway(BatonConfig config) {
         this.config = config;
@@ -324,6 +326,35 @@ public final class RedisGateway implements Transport {
     @Override
     public Subscriptions subscriptions(Subscriptions.Listener listener) {
         return new LettuceSubscriptions(this, listener);
+    }
+
+    /**
+     * The connections for writes that wait for replicas ({@code WAIT}), apart from the shared command connection;
+     * opened on first use. Standalone and Sentinel only: on a cluster, {@code WAIT} would have to reach the master of
+     * each key's slot.
+     *
+     * @throws UnsupportedOperationException on a cluster
+     * @throws IllegalStateException         once closed
+     */
+    @Override
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
+                                                                            String[] keys, String[] args,
+                                                                            int replicas, Duration timeout) {
+        return acknowledgedWrites().run(script, type, keys, args, replicas, timeout);
+    }
+
+    private synchronized AcknowledgedWrites acknowledgedWrites() {
+        if (cluster) {
+            throw new UnsupportedOperationException("replica-acknowledged writes are not supported on a Redis Cluster");
+        }
+        if (closing) {
+            throw new IllegalStateException("this Baton is closed");
+        }
+        if (acknowledgedWrites == null) {
+            acknowledgedWrites = new AcknowledgedWrites(this, client.getResources(), uri, client.getOptions(),
+                    commandTimeout);
+        }
+        return acknowledgedWrites;
     }
 
     /** A {@code PING}: whether Redis answers at all. */
@@ -598,7 +629,14 @@ public final class RedisGateway implements Transport {
 
     @Override
     public void close() {
-        closing = true;
+        AcknowledgedWrites acknowledged;
+        synchronized (this) {
+            closing = true;
+            acknowledged = acknowledgedWrites;
+        }
+        if (acknowledged != null) {
+            acknowledged.close(); // before the resources it runs on may be shut down
+        }
         shutdown(); // closes the command and pub/sub connections with the client
     }
 

@@ -24,6 +24,18 @@ public interface Transport extends AutoCloseable {
      */
     <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args);
 
+    /**
+     * Runs a script and then {@code WAIT replicas timeout} right behind it on a connection of its own, so that the
+     * count of acknowledging replicas covers this script's writes and no other command waits behind the
+     * {@code WAIT} (see {@link AcknowledgedWrites}).
+     *
+     * @return the script's raw reply with the count, or a failure already translated
+     * @throws UnsupportedOperationException on a transport that cannot (a Redis Cluster)
+     */
+    <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
+                                                                     String[] keys, String[] args, int replicas,
+                                                                     Duration timeout);
+
     /** {@code EXISTS}: whether the key is there. */
     CompletableFuture<Boolean> exists(String key);
 

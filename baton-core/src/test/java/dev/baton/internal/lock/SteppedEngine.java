@@ -64,12 +64,13 @@ final class SteppedEngine implements AutoCloseable {
     /** A lease attempt renewed by the watchdog, as {@code acquireAsync} starts it. */
     AcquireAttempt attempt(String name, Duration wait) {
         return engine.attempt(keys(name), engine.newLeaseOwner(), WATCHDOG_LEASE.toMillis(), true,
-                wait.toNanos(), false);
+                wait.toNanos(), false, null);
     }
 
     /** A lease attempt with a fixed lease (not renewed). */
     AcquireAttempt attempt(String name, Duration wait, Duration lease) {
-        return engine.attempt(keys(name), engine.newLeaseOwner(), lease.toMillis(), false, wait.toNanos(), false);
+        return engine.attempt(keys(name), engine.newLeaseOwner(), lease.toMillis(), false, wait.toNanos(), false,
+                null);
     }
 
     /** Moves time on, running the timers that fall due. */

@@ -269,6 +269,14 @@ public final class FakeTransport implements Transport {
         return false;
     }
 
+    /** Replica-acknowledged writes are tested on real replicas only (ReplicaAcknowledgedIT). */
+    @Override
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
+                                                                            String[] keys, String[] args,
+                                                                            int replicas, Duration timeout) {
+        throw new UnsupportedOperationException("the fake transport has no replicas");
+    }
+
     @Override
     public boolean shardedPubSub() {
         return false;
