@@ -180,7 +180,14 @@ public final class RedisBinary {
         return Files.isRegularFile(p) && Files.isExecutable(p);
     }
 
-    private static RedisBinary embedded() {
+    /**
+     * The binary shipped in the embedded-redis jar (Redis 6.2), whatever the environment says: for a test that must
+     * also run on the oldest Redis Baton supports, next to the one {@link #locate()} finds.
+     *
+     * @return the extracted binary
+     * @throws IllegalStateException if the jar has no binary for this platform or it cannot be extracted
+     */
+    public static RedisBinary embedded() {
         return new RedisBinary(extractEmbedded(), Source.EMBEDDED);
     }
 
