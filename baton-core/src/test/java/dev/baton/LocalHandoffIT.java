@@ -3,9 +3,10 @@ package dev.baton;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.support.Deployment;
 import dev.baton.support.Measure;
-import dev.baton.support.TestBatons;
-import dev.baton.test.RedisExtension;
+import dev.baton.support.OnEveryTopology;
+import dev.baton.support.TopologyExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,23 +18,24 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Threads of one Baton pass a lock straight to each other (one script, never free in between), with fresh fencing
- * tokens, and only a bounded number of times in a row, so other processes still get their turn.
+ * tokens, and only a bounded number of times in a row, so other processes still get their turn. On every topology.
  */
 class LocalHandoffIT {
     @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
+    static final TopologyExtension redis = new TopologyExtension();
 
     private final ExecutorService threads = Executors.newCachedThreadPool();
+    private Deployment deployment;
     private Baton baton;
 
     @BeforeEach
     void connect() {
-        baton = TestBatons.connect(redis.server().uri());
+        deployment = redis.deployment();
+        baton = deployment.connect();
     }
 
     @AfterEach
@@ -46,9 +48,9 @@ class LocalHandoffIT {
     private long lastToken;
     private volatile boolean tokensIncreased = true;
 
-    @Test
+    @OnEveryTopology
     void threadsOfOneBatonHandTheLockOverWithFreshTokensAndFewerScripts() throws Exception {
-        long scriptsBefore = Measure.scriptsRun(redis.server());
+        long scriptsBefore = deployment.scriptsRun();
         int perThread = 500;
         List<Future<?>> workers = new ArrayList<>();
         for (int t = 0; t < 2; t++) {
@@ -76,12 +78,12 @@ class LocalHandoffIT {
         assertThat(unguarded).isEqualTo(2L * perThread);
         assertThat(tokensIncreased).as("every acquisition, handed over or not, got a larger token").isTrue();
         assertThat(baton.lock("hot").isLocked()).isFalse();
-        long scripts = Measure.scriptsRun(redis.server()) - scriptsBefore;
+        long scripts = deployment.scriptsRun() - scriptsBefore;
         // Without handoffs every acquisition costs an acquire and a release script, plus failed tries.
         assertThat(scripts).as("script calls for %d acquisitions", 2 * perThread).isLessThan(3L * perThread);
     }
 
-    @Test
+    @OnEveryTopology
     void aRemoteWaiterGetsItsTurnWhileLocalThreadsKeepPassingTheLock() throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         List<Future<?>> hot = new ArrayList<>();
@@ -95,7 +97,7 @@ class LocalHandoffIT {
                 return null;
             }));
         }
-        try (Baton remote = TestBatons.connect(redis.server().uri())) {
+        try (Baton remote = deployment.connect()) {
             for (int i = 0; i < 5; i++) {
                 long start = System.nanoTime();
                 Lease lease = remote.lock("contended").acquire(Duration.ofSeconds(20));
@@ -110,7 +112,7 @@ class LocalHandoffIT {
         }
     }
 
-    @Test
+    @OnEveryTopology
     void aLockHandedToAWaiterThatGaveUpIsReleasedAgain() throws Exception {
         DistributedLock lock = baton.lock("given-up");
         lock.lock();
@@ -125,17 +127,15 @@ class LocalHandoffIT {
         baton.lock("given-up").unlock();
     }
 
-    @Test
+    @OnEveryTopology
     void handoffsCanBeTurnedOff() throws Exception {
-        BatonConfig config = BatonConfig.builder().uri(redis.server().uri()).localHandoffLimit(0)
-                .watchdogLease(TestBatons.LEASE).commandTimeout(TestBatons.TIMEOUT)
-                .recheckInterval(TestBatons.RECHECK).build();
+        BatonConfig config = deployment.builder().localHandoffLimit(0).build();
         try (Baton plain = Baton.connect(config)) {
             DistributedLock lock = plain.lock("plain");
             lock.lock();
             Future<Boolean> waiter = threads.submit(() -> plain.lock("plain").tryLock(Duration.ofSeconds(10)));
             await().atMost(Duration.ofSeconds(5))
-                    .until(() -> Measure.subscribers(redis.server(), "baton:lock:{plain}:released") == 1);
+                    .until(() -> deployment.subscribers("baton:lock:{plain}:released") == 1);
             lock.unlock();
             assertThat(waiter.get(10, TimeUnit.SECONDS)).isTrue();
         }

@@ -359,8 +359,13 @@ public final class RedisServer implements AutoCloseable {
         paused = false;
     }
 
-    /** Whether {@link #pause()} was called without a subsequent resume, stop, kill or restart. */
-    boolean isPaused() {
+    /**
+     * Whether the process is paused: {@link #pause()} was called without a subsequent resume, stop, kill or restart.
+     * A paused server answers nothing until resumed, so tests that ask several servers skip it.
+     *
+     * @return true while paused
+     */
+    public boolean isPaused() {
         return paused;
     }
 
