@@ -167,24 +167,41 @@ class LockBasicsIT {
         // here, untimed, so that the bounds below measure the waiting alone, also when this is the run's first test.
         assertThat(lock.tryLock(Duration.ofMillis(1))).isFalse();
 
-        long start = System.nanoTime();
-        assertThat(lock.tryLock()).isFalse();
-        assertThat(lock.tryLock(Duration.ZERO)).isFalse();
-        assertThat(Measure.millisSince(start)).isLessThan(300);
-
-        start = System.nanoTime();
-        assertThat(lock.tryLock(Duration.ofMillis(700))).isFalse();
-        assertThat(Measure.millisSince(start)).isBetween(700L, 800L);
-
-        start = System.nanoTime();
-        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).as("negative wait counts as zero").isFalse();
-        assertThat(Measure.millisSince(start)).isLessThan(300);
+        // Never early, every time; late by at most 100 ms at least once in three rounds. A loaded machine may now and
+        // then hold any thread up for longer than that; a wait that overshoots its bound would do so every round.
+        List<String> rounds = new ArrayList<>();
+        while (rounds.size() < 3 && !waitBoundsHonoured(lock, rounds)) {
+            assertThat(lock.holdCount()).isZero();
+        }
+        assertThat(rounds.get(rounds.size() - 1)).as("rounds %s", rounds).startsWith("in bounds");
 
         assertThat(lock.holdCount()).isZero();
         assertThat(held.isValid()).isTrue();
         held.release();
         assertThat(lock.tryLock(Duration.ofMillis(700))).isTrue();
         lock.unlock();
+    }
+
+    /** One round of {@link #tryLockHonoursItsWaitBounds}: asserts the results and lower bounds, reports the upper. */
+    private static boolean waitBoundsHonoured(DistributedLock lock, List<String> rounds) throws InterruptedException {
+        long start = System.nanoTime();
+        assertThat(lock.tryLock()).isFalse();
+        assertThat(lock.tryLock(Duration.ZERO)).isFalse();
+        long singleTries = Measure.millisSince(start);
+
+        start = System.nanoTime();
+        assertThat(lock.tryLock(Duration.ofMillis(700))).isFalse();
+        long bounded = Measure.millisSince(start);
+        assertThat(bounded).as("never returns before its wait is over").isGreaterThanOrEqualTo(700L);
+
+        start = System.nanoTime();
+        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).as("negative wait counts as zero").isFalse();
+        long negative = Measure.millisSince(start);
+
+        boolean honoured = singleTries < 300 && bounded <= 800 && negative < 300;
+        rounds.add((honoured ? "in bounds" : "late") + ": two single tries " + singleTries + " ms, a 700 ms wait "
+                + bounded + " ms, a negative wait " + negative + " ms");
+        return honoured;
     }
 
     @OnEveryTopology

@@ -28,10 +28,17 @@ import org.junit.jupiter.api.extension.TestTemplateInvocationContextProvider;
  * every key and script on its masters. Tests on a shared deployment must leave it running: to fail over, migrate slots
  * or kill nodes, start a deployment of your own.
  *
+ * <p>The system property {@value #TOPOLOGIES_PROPERTY} (labels separated by commas, e.g. {@code standalone}) limits
+ * the topologies that {@link OnEveryTopology} methods run on; by default they run on all. CI's second run of the lock
+ * tests, on the Redis 6.2 binary of the embedded-redis jar, uses it to stay on one server (see baton-core's pom.xml).
+ *
  * <p>Not for tests run concurrently within a class (they would share and flush the same deployments).
  */
 public final class TopologyExtension
         implements BeforeAllCallback, AfterAllCallback, BeforeEachCallback, TestTemplateInvocationContextProvider {
+
+    /** The system property that limits the topologies of {@link OnEveryTopology} methods. */
+    public static final String TOPOLOGIES_PROPERTY = "baton.test.topologies";
 
     private static final ExtensionContext.Namespace SHARED =
             ExtensionContext.Namespace.create(TopologyExtension.class, "shared");
@@ -82,7 +89,20 @@ public final class TopologyExtension
 
     @Override
     public Stream<TestTemplateInvocationContext> provideTestTemplateInvocationContexts(ExtensionContext context) {
-        return Arrays.stream(Topology.values()).map(this::runOn);
+        return selected().stream().map(this::runOn);
+    }
+
+    private static List<Topology> selected() {
+        String property = System.getProperty(TOPOLOGIES_PROPERTY, "").strip();
+        if (property.isEmpty()) {
+            return List.of(Topology.values());
+        }
+        return Arrays.stream(property.split(",")).map(String::strip)
+                .map(label -> Arrays.stream(Topology.values()).filter(t -> t.label().equals(label)).findFirst()
+                        .orElseThrow(() -> new IllegalArgumentException(TOPOLOGIES_PROPERTY + " names '" + label
+                                + "'; the topologies are " + Arrays.stream(Topology.values()).map(Topology::label)
+                                .toList())))
+                .distinct().toList();
     }
 
     private TestTemplateInvocationContext runOn(Topology topology) {
