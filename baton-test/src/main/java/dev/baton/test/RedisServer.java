@@ -490,8 +490,13 @@ public final class RedisServer implements AutoCloseable {
         return Resp.call(tls == null ? null : tls.socketFactory(), HOST, port, timeoutMillis, password, args);
     }
 
-    /** Whether {@link #pause()} was called without a subsequent resume, stop, kill or restart. */
-    boolean isPaused() {
+    /**
+     * Whether the process is paused: {@link #pause()} was called without a subsequent resume, stop, kill or restart.
+     * A paused server answers nothing until resumed, so tests that ask several servers skip it.
+     *
+     * @return true while paused
+     */
+    public boolean isPaused() {
         return paused;
     }
 

@@ -52,6 +52,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -70,6 +71,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisGateway implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
+
+    /** The first wait before a script refused with TRYAGAIN is sent again; it doubles up to the maximum. */
+    private static final long FIRST_REHASH_RETRY_MILLIS = 5;
+    private static final long MAX_REHASH_RETRY_MILLIS = 100;
 
     /** The resources Baton started for itself, shut down with it; null when they are the application's. */
     private final ClientResources ownResources;
@@ -281,19 +286,50 @@ public final class RedisGateway implements Transport {
         return commandTimeout;
     }
 
-    /** Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. */
+    /**
+     * Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. On a
+     * cluster, a script refused with TRYAGAIN (its keys are being moved to another node, some already are) is sent
+     * again after a few milliseconds, until the command timeout: Redis ran none of it, and the move takes moments.
+     */
     public <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+        return run(script, type, keys, args, 0, FIRST_REHASH_RETRY_MILLIS);
+    }
+
+    /** @param rehashDeadline System.nanoTime() until which TRYAGAIN is retried; 0 until the first one came */
+    private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String[] args,
+                                         long rehashDeadline, long retryMillis) {
         CompletableFuture<T> bySha;
         try {
             bySha = scripting.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
         } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
             return CompletableFuture.failedFuture(translate(e));
         }
-        // One stage on the success path; the fallback and the translation only cost on failure.
+        // One stage on the success path; the fallback, the retry and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture()
-                        .exceptionallyCompose(again -> CompletableFuture.failedFuture(translate(again)))
-                : CompletableFuture.failedFuture(translate(e)));
+                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture().exceptionallyCompose(
+                        again -> afterFailure(again, script, type, keys, args, rehashDeadline, retryMillis))
+                : afterFailure(e, script, type, keys, args, rehashDeadline, retryMillis));
+    }
+
+    private <T> CompletableFuture<T> afterFailure(Throwable failure, Script script, ScriptOutputType type,
+                                                  String[] keys, String[] args, long rehashDeadline,
+                                                  long retryMillis) {
+        if (cluster && rehashing(failure)) {
+            long deadline = rehashDeadline != 0 ? rehashDeadline : System.nanoTime() + commandTimeout.toNanos();
+            if (deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
+                Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
+                return CompletableFuture.runAsync(() -> { }, later).thenCompose(v -> run(script, type, keys, args,
+                        deadline, Math.min(2 * retryMillis, MAX_REHASH_RETRY_MILLIS)));
+            }
+        }
+        return CompletableFuture.failedFuture(translate(failure));
+    }
+
+    /** TRYAGAIN: a multi-key command whose keys are split between two nodes while their slot migrates. */
+    private static boolean rehashing(Throwable failure) {
+        Throwable e = unwrap(failure);
+        return e instanceof RedisCommandExecutionException && e.getMessage() != null
+                && e.getMessage().startsWith("TRYAGAIN");
     }
 
     public CompletableFuture<Boolean> exists(String key) {
@@ -426,7 +462,7 @@ public final class RedisGateway implements Transport {
             return unavailable("did not answer within " + commandTimeout, e);
         }
         if (e instanceof RedisLoadingException || e instanceof RedisBusyException
-                || e instanceof RedisReadOnlyException) {
+                || e instanceof RedisReadOnlyException || refusedByReplicaInScript(e) || rehashing(e)) {
             return unavailable("cannot serve Baton right now (" + e.getMessage() + ")", e);
         }
         BatonException misconfigured = misconfiguration(e);
@@ -443,6 +479,17 @@ public final class RedisGateway implements Transport {
             return r;
         }
         return new BatonException("unexpected failure talking to Redis at " + endpoint, e);
+    }
+
+    /**
+     * A script's write refused because the node is a replica now (a master demoted by a failover, until the client
+     * follows the promotion). Redis 7 replies READONLY, which Lettuce maps to {@link RedisReadOnlyException}; Redis 6.2
+     * wraps the refusal in a script error ("ERR Error running script ... -READONLY You can't write against a read only
+     * replica."). Either way the next try on the new master may succeed: an outage, not a rejected command.
+     */
+    private static boolean refusedByReplicaInScript(Throwable e) {
+        return e instanceof RedisCommandExecutionException && e.getMessage() != null
+                && e.getMessage().contains("-READONLY ");
     }
 
     /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
