@@ -336,10 +336,13 @@ class RateLimiterIT {
             done.add(f.get());
         }
         Collections.sort(done);
-        for (int i = 1; i < done.size(); i++) {
-            assertThat((done.get(i) - done.get(i - 1)) / 1_000_000).as("spacing").isGreaterThanOrEqualTo(300);
+        // No caller returns before its own slot (500, 1000 and 1500 ms after the first grant). Judged against the
+        // slots, not the gaps between returns: a loaded machine may wake one caller late, which shortens the gap to
+        // the next without anyone having been early.
+        for (int i = 0; i < done.size(); i++) {
+            assertThat((done.get(i) - start) / 1_000_000).as("caller %d's slot", i + 1)
+                    .isGreaterThanOrEqualTo((i + 1) * 500L - 10);
         }
-        assertThat((done.get(2) - start) / 1_000_000).as("the third slot").isGreaterThanOrEqualTo(3 * 500 - 10);
     }
 
     @Test
