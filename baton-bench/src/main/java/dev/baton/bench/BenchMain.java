@@ -53,6 +53,8 @@ public final class BenchMain {
         boolean jmh = true;
         boolean handoff = true;
         boolean crossCheck = true;
+        /** The interleaved cross-check of Baton against the lock floors at 8 and 16 threads. */
+        boolean concurrent = true;
         boolean rate = true;
         /** False with --rate-only: then {@link #trace} only covers the rate limiters' MONITOR traces. */
         boolean locks = true;
@@ -60,7 +62,7 @@ public final class BenchMain {
 
         /** Whether any part of the lock benchmarks runs (all of them do unless skipped or --rate-only). */
         boolean anyLockPart() {
-            return locks && (trace || jmh || handoff || crossCheck);
+            return locks && (trace || jmh || handoff || crossCheck || concurrent);
         }
 
         /** Limiters per contender in the rate-limiter memory measurement. */
@@ -70,6 +72,11 @@ public final class BenchMain {
 
         int crossCheckSlices() {
             return quick ? 1 : 5;
+        }
+
+        /** More slices than the (a) cross-check: 8 and 16 busy threads on 2 cores vary more from slice to slice. */
+        int concurrentSlices() {
+            return quick ? 1 : 7;
         }
 
         Duration crossCheckSlice() {
@@ -106,6 +113,7 @@ public final class BenchMain {
                     case "--skip-jmh" -> s.jmh = false;
                     case "--skip-handoff" -> s.handoff = false;
                     case "--skip-crosscheck" -> s.crossCheck = false;
+                    case "--skip-concurrent" -> s.concurrent = false;
                     case "--skip-rate" -> s.rate = false;
                     case "--rate-only" -> {
                         s.locks = false;
@@ -119,7 +127,7 @@ public final class BenchMain {
                     }
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
-                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-handoff]"
+                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent] [--skip-handoff]"
                                 + " [--skip-rate | --rate-only]");
                         System.exit(0);
                     }
@@ -212,6 +220,18 @@ public final class BenchMain {
                         Duration.ofSeconds(1), settings.crossCheckSlice());
             } catch (Exception | Error e) {
                 report.anomalies.add("cross-check of (a) failed:\n" + HandoffScenario.stackTrace(e));
+            }
+        }
+
+        if (settings.concurrent) {
+            log("concurrent cross-check: " + ConcurrentCrossCheck.CONTENDERS + " at 8 and 16 threads in alternating "
+                    + settings.crossCheckSlice().toMillis() + " ms slices");
+            try {
+                report.concurrentCheck = ConcurrentCrossCheck.run(server.uri(), List.of(server.pid()),
+                        ConcurrentCrossCheck.CONTENDERS, settings.concurrentSlices(), Duration.ofSeconds(1),
+                        settings.crossCheckSlice());
+            } catch (Exception | Error e) {
+                report.anomalies.add("concurrent cross-check failed:\n" + HandoffScenario.stackTrace(e));
             }
         }
 

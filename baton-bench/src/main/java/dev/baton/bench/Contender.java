@@ -3,6 +3,7 @@ package dev.baton.bench;
 import dev.baton.Baton;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.codec.StringCodec;
@@ -32,6 +33,10 @@ import org.redisson.config.Config;
  *   <li>{@value #WRITING_SCRIPT_FLOOR}: "lock" runs a script that only {@code SET}s the key with an expiry, "unlock"
  *       one that only {@code DEL}s it: the least any lock made of two Lua scripts must write (no owner check, no
  *       token). Also a reference for scenario (a).</li>
+ *   <li>{@value #SETNX_FLOOR}: the plainest real lock on the same connection type: {@code SET key token NX PX} to
+ *       lock (retried while it fails, for {@code lock()}), and a compare-and-delete script to unlock. It writes
+ *       only the key itself (no owner check on acquire, no re-entry, no fencing token). A reference for the
+ *       concurrent scenarios.</li>
  * </ul>
  */
 abstract class Contender implements AutoCloseable {
@@ -40,6 +45,7 @@ abstract class Contender implements AutoCloseable {
     static final String PING_FLOOR = "ping-floor";
     static final String SCRIPT_FLOOR = "script-floor";
     static final String WRITING_SCRIPT_FLOOR = "writing-script-floor";
+    static final String SETNX_FLOOR = "setnx-floor";
 
     /** The lock libraries compared; the floor is added where a scenario reports it. */
     static final List<String> LOCKS = List.of(BATON, REDISSON);
@@ -55,9 +61,11 @@ abstract class Contender implements AutoCloseable {
             case SCRIPT_FLOOR:
             case WRITING_SCRIPT_FLOOR:
                 return new RoundTripFloor(uri, kind.toLowerCase(Locale.ROOT));
+            case SETNX_FLOOR:
+                return new SetNxFloor(uri);
             default:
                 throw new IllegalArgumentException("unknown contender '" + kind + "', expected one of "
-                        + List.of(BATON, REDISSON, PING_FLOOR, SCRIPT_FLOOR, WRITING_SCRIPT_FLOOR));
+                        + List.of(BATON, REDISSON, PING_FLOOR, SCRIPT_FLOOR, WRITING_SCRIPT_FLOOR, SETNX_FLOOR));
         }
     }
 
@@ -140,6 +148,74 @@ abstract class Contender implements AutoCloseable {
             String[] keys = {name};
             return new RoundTripLock(() -> sync.evalsha(lockSha, ScriptOutputType.INTEGER, keys),
                     () -> sync.evalsha(unlockSha, ScriptOutputType.INTEGER, keys));
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /**
+     * {@code SET key token NX PX 30000} to lock and an {@code EVALSHA} that deletes the key only if it still holds
+     * the token to unlock, on one Lettuce sync connection shared by all threads. The token is the thread's id, so a
+     * thread can only delete what it set.
+     */
+    private static final class SetNxFloor extends Contender {
+        private static final SetArgs NX_PX = SetArgs.Builder.nx().px(30_000);
+        private static final ThreadLocal<String> TOKEN =
+                ThreadLocal.withInitial(() -> "t" + Thread.currentThread().getId());
+
+        private final RedisClient client;
+        private final StatefulRedisConnection<String, String> connection;
+        private final RedisCommands<String, String> sync;
+        private final String unlockSha;
+
+        SetNxFloor(String uri) {
+            this.client = RedisClient.create(uri);
+            this.connection = client.connect(StringCodec.UTF8);
+            this.sync = connection.sync();
+            this.unlockSha = sync.scriptLoad(
+                    "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0");
+        }
+
+        @Override
+        Lock lock(String name) {
+            String[] keys = {name};
+            return new Lock() {
+                @Override
+                public void lock() {
+                    while (!tryLock()) {
+                        Thread.onSpinWait();
+                    }
+                }
+
+                @Override
+                public void lockInterruptibly() {
+                    lock();
+                }
+
+                @Override
+                public boolean tryLock() {
+                    return "OK".equals(sync.set(name, TOKEN.get(), NX_PX));
+                }
+
+                @Override
+                public boolean tryLock(long time, TimeUnit unit) {
+                    return tryLock();
+                }
+
+                @Override
+                public void unlock() {
+                    sync.evalsha(unlockSha, ScriptOutputType.INTEGER, keys, TOKEN.get());
+                }
+
+                @Override
+                public Condition newCondition() {
+                    throw new UnsupportedOperationException();
+                }
+            };
         }
 
         @Override

@@ -28,8 +28,14 @@ final class Report {
             LockUncontendedBenchmark.class.getSimpleName(), A,
             LockPerThreadBenchmark.class.getSimpleName(), B,
             LockManyNamesTryLockBenchmark.class.getSimpleName(), D);
-    private static final List<String> JMH_CONTENDERS =
-            List.of(Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON);
+    private static final List<String> JMH_CONTENDERS = List.of(Contender.PING_FLOOR, Contender.WRITING_SCRIPT_FLOOR,
+            Contender.SETNX_FLOOR, Contender.BATON, Contender.REDISSON);
+    /** Contenders per JMH benchmark class: the lock floors only run where threads are many. */
+    private static final Map<String, List<String>> JMH_CONTENDERS_OF = Map.of(
+            LockUncontendedBenchmark.class.getSimpleName(),
+            List.of(Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON),
+            LockPerThreadBenchmark.class.getSimpleName(), JMH_CONTENDERS,
+            LockManyNamesTryLockBenchmark.class.getSimpleName(), JMH_CONTENDERS);
     static final String R1 = "(r1) 8 threads, one limiter";
     static final String R2 = "(r2) 8 threads, 10,000 limiters";
     private static final Map<String, String> RATE_SCENARIO_OF = Map.of(
@@ -56,6 +62,8 @@ final class Report {
     final List<long[]> pingSamples = new ArrayList<>();
     Percentiles ping;
     Map<String, UncontendedCrossCheck.Result> crossCheck;
+    /** Shape label -> contender -> slices of the concurrent cross-check. */
+    Map<String, Map<String, ConcurrentCrossCheck.Slices>> concurrentCheck;
     private final List<String> loadAverages = new ArrayList<>();
     final List<ProtocolTrace.Trace> traces = new ArrayList<>();
     final List<HandoffScenario.Round> rounds = new ArrayList<>();
@@ -84,16 +92,19 @@ final class Report {
     }
 
     void addJmh(Collection<RunResult> results, List<String> statsLines) {
-        addJmhRows(jmh, SCENARIO_OF, JMH_CONTENDERS, results, statsLines);
+        addJmhRows(jmh, SCENARIO_OF, JMH_CONTENDERS_OF, results, statsLines);
     }
 
     /** The rate-limiter scenarios (r1), (r2) of a JMH run, with the command accounting of their trials. */
     void addRateJmh(Collection<RunResult> results, List<String> statsLines) {
-        addJmhRows(rateJmh, RATE_SCENARIO_OF, RateLimiterContender.LIMITERS, results, statsLines);
+        Map<String, List<String>> contenders = new HashMap<>();
+        RATE_SCENARIO_OF.keySet().forEach(cls -> contenders.put(cls, RateLimiterContender.LIMITERS));
+        addJmhRows(rateJmh, RATE_SCENARIO_OF, contenders, results, statsLines);
     }
 
     private void addJmhRows(Map<String, Map<String, JmhRow>> target, Map<String, String> scenarioOf,
-                            List<String> contenders, Collection<RunResult> results, List<String> statsLines) {
+                            Map<String, List<String>> contendersOf, Collection<RunResult> results,
+                            List<String> statsLines) {
         Map<String, String[]> stats = new HashMap<>();
         for (String line : statsLines) {
             String[] f = line.split("\t", -1);
@@ -134,7 +145,7 @@ final class Report {
             }
         }
         for (String cls : scenarioOf.keySet()) {
-            for (String contender : contenders) {
+            for (String contender : contendersOf.get(cls)) {
                 for (Mode mode : List.of(Mode.Throughput, Mode.SampleTime)) {
                     if (!seen.containsKey(cls + "|" + contender + "|" + mode.shortLabel())) {
                         anomalies.add(cls + " [" + contender + ", " + mode.shortLabel() + "] produced no result:"
@@ -265,7 +276,8 @@ final class Report {
                 continue;
             }
             Map<String, JmhRow> rows = jmh.getOrDefault(scenario, Map.of());
-            for (String contender : JMH_CONTENDERS) {
+            for (String contender : scenario.equals(A) ? JMH_CONTENDERS_OF.get(
+                    LockUncontendedBenchmark.class.getSimpleName()) : JMH_CONTENDERS) {
                 JmhRow row = rows.get(contender);
                 if (row == null) {
                     if (settings.jmh) {
@@ -275,7 +287,8 @@ final class Report {
                     continue;
                 }
                 String breakdown = row.stats == null ? "" : escape(row.stats.breakdown(row.ops));
-                if (scenario.equals(D) && row.ops > 0 && !contender.equals(Contender.PING_FLOOR)) {
+                if (scenario.equals(D) && row.ops > 0 && !contender.equals(Contender.PING_FLOOR)
+                        && !contender.equals(Contender.WRITING_SCRIPT_FLOOR)) {
                     breakdown += String.format(Locale.ROOT, "; %.1f%% of attempts acquired",
                             100.0 * row.acquired / row.ops);
                 }
@@ -297,6 +310,7 @@ final class Report {
 
         appendTargets(md);
         appendCrossCheck(md);
+        appendConcurrentCheck(md);
         appendHandoffDetails(md);
         appendTraces(md);
     }
@@ -422,6 +436,43 @@ final class Report {
             }
         }
         md.append("\n\n");
+    }
+
+    private void appendConcurrentCheck(StringBuilder md) {
+        if (concurrentCheck == null) {
+            return;
+        }
+        md.append("### Concurrent cross-check: Baton against the lock floors, alternating slices in one JVM\n\n");
+        md.append("| Scenario | Contender | ops/s per slice | ops/s (median) | client CPU µs/op | Redis CPU µs/op"
+                + " | floor / Baton (ops/s) |\n|---|---|---|---:|---:|---:|---:|\n");
+        for (Map.Entry<String, Map<String, ConcurrentCrossCheck.Slices>> shape : concurrentCheck.entrySet()) {
+            ConcurrentCrossCheck.Slices baton = shape.getValue().get(Contender.BATON);
+            for (Map.Entry<String, ConcurrentCrossCheck.Slices> e : shape.getValue().entrySet()) {
+                ConcurrentCrossCheck.Slices r = e.getValue();
+                StringBuilder each = new StringBuilder();
+                for (double v : r.opsPerSecond()) {
+                    each.append(each.length() == 0 ? "" : ", ").append(ops(v));
+                }
+                boolean floor = !e.getKey().equals(Contender.BATON);
+                md.append("| ").append(shape.getKey()).append(" | ").append(e.getKey()).append(" | ").append(each)
+                        .append(" | ").append(ops(r.medianOps()))
+                        .append(String.format(Locale.ROOT, " | %.1f | %.1f | ",
+                                RateLimiterCrossCheck.median(r.clientCpuMicros()),
+                                RateLimiterCrossCheck.median(r.redisCpuMicros())))
+                        .append(floor && baton != null
+                                ? String.format(Locale.ROOT, "%.2fx", r.medianOps() / baton.medianOps()) : "")
+                        .append(" |\n");
+            }
+        }
+        md.append("\nEvery contender open in one JVM, one client each shared by the threads; ")
+                .append(settings.concurrentSlices()).append(" slices of ").append(settings.crossCheckSlice().toMillis())
+                .append(" ms per contender, rotating who goes first, after 1 s of warm-up each. (b') is scenario (b):"
+                        + " each thread locks and unlocks a lock of its own; (d') is scenario (d): one tryLock(0) on one"
+                        + " of 1000 names, and unlock() if it acquired. writing-script-floor: two EVALSHAs, one that"
+                        + " only SETs the key with an expiry and one that only DELs it; setnx-floor: `SET key token NX"
+                        + " PX` and a compare-and-delete script. CPU: medians of the slices, the whole benchmark JVM by"
+                        + " getProcessCpuTime and the redis-server process from /proc. Target: floor / Baton at most"
+                        + " 1.25x for writing-script-floor.\n\n");
     }
 
     private void appendHandoffDetails(StringBuilder md) {

@@ -80,6 +80,8 @@ public final class RedisGateway implements AutoCloseable {
     private final RedisKeyAsyncCommands<String, String> keyCommands;
     private final BaseRedisAsyncCommands<String, String> base;
     private final Duration commandTimeout;
+    /** How long a blocking call waits at most (see {@link #await(CompletionStage)}); computed once, not per call. */
+    private final Duration awaitBound;
     private final String endpoint;
     private final boolean credentialsGiven;
     private final BatonConfig config;
@@ -90,6 +92,7 @@ public final class RedisGateway implements AutoCloseable {
     private RedisGateway(BatonConfig config) {
         this.config = config;
         this.commandTimeout = config.commandTimeout();
+        this.awaitBound = commandTimeout.multipliedBy(2).plusMillis(100);
         this.address = RedisAddress.parse(config.uri());
         this.uri = lettuceUri(address, config);
         this.cluster = !config.clusterSeeds().isEmpty();
@@ -262,7 +265,7 @@ public final class RedisGateway implements AutoCloseable {
      * unlock in its {@code finally} block.
      */
     public <T> T await(CompletionStage<T> stage) {
-        return await(stage, commandTimeout.multipliedBy(2).plusMillis(100), commandTimeout);
+        return await(stage, awaitBound, commandTimeout);
     }
 
     /** {@link #await(CompletionStage)} with a shorter bound of its own, for calls in a hurry (rate-limit decisions). */
