@@ -41,8 +41,10 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code benchmark-results.md} next to the jar).
  *
  * <p>Options: {@code --quick} (about a minute: smoke-test settings, numbers not meaningful), {@code --out FILE},
- * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}, {@code --skip-rate}
- * (no rate limiters), {@code --rate-only} (only the rate limiters). The skip options apply to the rate part too, so
+ * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-concurrent} (the interleaved
+ * comparison with the lock floors at 8 and 16 threads, {@link ConcurrentCrossCheck}), {@code --skip-handoff},
+ * {@code --skip-rate} (no rate limiters), {@code --rate-only} (only the rate limiters), {@code --topologies} (only
+ * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}). The skip options apply to the rate part too, so
  * {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved cross-check and memory figures (2 minutes).
  */
 public final class BenchMain {
@@ -58,6 +60,8 @@ public final class BenchMain {
         boolean rate = true;
         /** False with --rate-only: then {@link #trace} only covers the rate limiters' MONITOR traces. */
         boolean locks = true;
+        /** --topologies: only the comparison of standalone, Sentinel and Cluster ({@link TopologyComparison}). */
+        boolean topologies;
         Path out;
 
         /** Whether any part of the lock benchmarks runs (all of them do unless skipped or --rate-only). */
@@ -68,6 +72,10 @@ public final class BenchMain {
         /** Limiters per contender in the rate-limiter memory measurement. */
         int rateMemoryLimiters() {
             return quick ? 1_000 : 10_000;
+        }
+
+        int topologySlices() {
+            return quick ? 1 : 5;
         }
 
         int crossCheckSlices() {
@@ -119,6 +127,7 @@ public final class BenchMain {
                         s.locks = false;
                         s.rate = true;
                     }
+                    case "--topologies" -> s.topologies = true;
                     case "--out" -> {
                         if (i + 1 >= args.length) {
                             throw new IllegalArgumentException("--out needs a file name");
@@ -128,14 +137,18 @@ public final class BenchMain {
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
                                 + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent] [--skip-handoff]"
-                                + " [--skip-rate | --rate-only]");
+                                + " [--skip-rate | --rate-only | --topologies]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
                 }
             }
+            if (s.topologies) {
+                s.locks = false;
+                s.rate = false;
+            }
             if (s.out == null) {
-                s.out = defaultDirectory().resolve("benchmark-results.md");
+                s.out = defaultDirectory().resolve(s.topologies ? "topology-results.md" : "benchmark-results.md");
             }
             return s;
         }
@@ -161,15 +174,23 @@ public final class BenchMain {
         Report report = new Report(settings);
         report.load("start");
         RedisBinary binary = RedisBinary.locate();
+        if (settings.topologies) {
+            report.libraries = libraries(false);
+            try {
+                report.topologies = TopologyComparison.run(binary, settings.topologySlices(), Duration.ofSeconds(1),
+                        settings.crossCheckSlice());
+                report.redisVersion = report.topologies.redisVersion;
+            } catch (Exception | Error e) {
+                report.anomalies.add("topology comparison failed:\n" + HandoffScenario.stackTrace(e));
+            }
+            finish(settings, report, started);
+            return;
+        }
         try (RedisServer server = RedisServer.start(binary, RateLimiterMemory.serverOptions(binary))) {
             RedisAdmin admin = RedisAdmin.over(server);
             report.redisVersion = infoField(server.command("INFO", "server"), "redis_version")
                     + " (" + server.binary().source() + ": " + server.binary().path() + ")";
-            report.libraries = "Redisson " + mavenVersion("org.redisson", "redisson")
-                    + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
-                    + ", Netty " + mavenVersion("io.netty", "netty-transport")
-                    + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core")
-                    + (settings.rate ? ", Bucket4j " + mavenVersion("com.bucket4j", "bucket4j_jdk17-core") : "");
+            report.libraries = libraries(settings.rate);
             log("redis-server " + report.redisVersion + " listening at " + server.uri());
 
             if (settings.anyLockPart()) {
@@ -179,6 +200,10 @@ public final class BenchMain {
                 RateLimiterRun.run(settings, server, report, outDir);
             }
         }
+        finish(settings, report, started);
+    }
+
+    private static void finish(Settings settings, Report report, long started) throws IOException {
         report.load("end");
         report.minutes = (System.nanoTime() - started) / 60e9;
         String markdown = report.markdown();
@@ -187,6 +212,14 @@ public final class BenchMain {
         System.out.println(markdown);
         log("report written to " + settings.out.toAbsolutePath());
         System.exit(0); // client libraries may leave non-daemon threads behind
+    }
+
+    private static String libraries(boolean bucket4j) {
+        return "Redisson " + mavenVersion("org.redisson", "redisson")
+                + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
+                + ", Netty " + mavenVersion("io.netty", "netty-transport")
+                + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core")
+                + (bucket4j ? ", Bucket4j " + mavenVersion("com.bucket4j", "bucket4j_jdk17-core") : "");
     }
 
     /** The lock benchmarks: MONITOR traces, JMH (a), (b), (d), the cross-check of (a) and scenario (c). */

@@ -26,13 +26,15 @@ import java.util.concurrent.locks.Lock;
  *       {@code unlock()} if it acquired (scenario (d)).</li>
  * </ul>
  * The floors are {@value Contender#WRITING_SCRIPT_FLOOR} (the two writes of a lock made of two scripts, and nothing
- * else) and {@value Contender#SETNX_FLOOR} (a plain {@code SET NX PX} and a compare-and-delete script). Besides
+ * else) and {@value Contender#SETNX_FLOOR} (a plain {@code SET NX PX} and a compare-and-delete script);
+ * {@value Contender#BATON_SCRIPTS} sends Baton's own two scripts by hand, which splits a gap into what Baton's
+ * protocol costs (Redis, and encoding its arguments) and what its engine adds. Besides
  * operations per second, every slice measures the CPU an operation costs the benchmark's JVM (all its threads) and
  * the Redis server (user + system, from /proc), which tells where a gap comes from.
  */
 final class ConcurrentCrossCheck {
-    static final List<String> CONTENDERS =
-            List.of(Contender.WRITING_SCRIPT_FLOOR, Contender.SETNX_FLOOR, Contender.BATON);
+    static final List<String> CONTENDERS = List.of(Contender.WRITING_SCRIPT_FLOOR, Contender.SETNX_FLOOR,
+            Contender.BATON_SCRIPTS, Contender.BATON);
     /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
     private static final long NANOS_PER_TICK = 10_000_000;
 

@@ -62,6 +62,8 @@ final class Report {
     final List<long[]> pingSamples = new ArrayList<>();
     Percentiles ping;
     Map<String, UncontendedCrossCheck.Result> crossCheck;
+    /** The --topologies comparison, or null. */
+    TopologyComparison.Result topologies;
     /** Shape label -> contender -> slices of the concurrent cross-check. */
     Map<String, Map<String, ConcurrentCrossCheck.Slices>> concurrentCheck;
     private final List<String> loadAverages = new ArrayList<>();
@@ -231,7 +233,8 @@ final class Report {
         }
         md.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ')
                 .append(System.getProperty("java.runtime.version")).append('\n');
-        md.append("- redis-server ").append(redisVersion).append(", one server shared by every contender\n");
+        md.append("- redis-server ").append(redisVersion).append(topologies != null
+                ? ", the same binary for every node of every topology\n" : ", one server shared by every contender\n");
         md.append("- ").append(libraries).append('\n');
         if (settings.anyLockPart() && settings.jmh) {
             md.append("- JMH (a, b, d): ").append(settings.jmhSettings())
@@ -256,6 +259,9 @@ final class Report {
         }
         md.append('\n');
 
+        if (topologies != null) {
+            appendTopologies(md);
+        }
         if (settings.anyLockPart()) {
             appendLocks(md);
         }
@@ -438,13 +444,62 @@ final class Report {
         md.append("\n\n");
     }
 
+    private void appendTopologies(StringBuilder md) {
+        md.append("## Topologies\n\n");
+        md.append("All three started by the test kit and running at once on this machine, every client configured for"
+                + " its topology the way its library documents and otherwise default:\n\n");
+        topologies.servers.forEach((t, what) -> md.append("- ").append(t).append(": ").append(what)
+                .append(String.format(Locale.ROOT, "; its processes use %.1f%% of a core while no client works%n",
+                        topologies.idleCpuNanosPerSecond.getOrDefault(t, Double.NaN) / 1e7)));
+        md.append('\n');
+        md.append("| Workload | Topology | Contender | ops/s (median) | ops/s min–max | p50 µs | p99 µs"
+                + " | Redis CPU µs/op, all nodes | Baton / Redisson | / standalone |\n");
+        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<TopologyComparison.Workload, Map<String, Map<String, TopologyComparison.Slices>>> w
+                : topologies.slices.entrySet()) {
+            Map<String, TopologyComparison.Slices> standalone = w.getValue().get(RedisTarget.STANDALONE);
+            for (Map.Entry<String, Map<String, TopologyComparison.Slices>> t : w.getValue().entrySet()) {
+                TopologyComparison.Slices redisson = t.getValue().get(Contender.REDISSON);
+                for (Map.Entry<String, TopologyComparison.Slices> c : t.getValue().entrySet()) {
+                    TopologyComparison.Slices r = c.getValue();
+                    double min = r.opsPerSecond.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+                    double max = r.opsPerSecond.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+                    Percentiles p = r.latencies.isEmpty() ? null : Percentiles.pooled(r.latencies);
+                    TopologyComparison.Slices base = standalone == null ? null : standalone.get(c.getKey());
+                    boolean baton = c.getKey().equals(Contender.BATON);
+                    md.append("| ").append(w.getKey().label).append(" | ").append(t.getKey()).append(" | ")
+                            .append(c.getKey()).append(" | ").append(ops(r.medianOps())).append(" | ").append(ops(min))
+                            .append("–").append(ops(max)).append(" | ")
+                            .append(p == null ? "" : us(p.micros(50))).append(" | ")
+                            .append(p == null ? "" : us(p.micros(99))).append(" | ")
+                            .append(String.format(Locale.ROOT, "%.1f", RateLimiterCrossCheck.median(r.redisCpuMicros)))
+                            .append(" | ").append(baton && redisson != null ? String.format(Locale.ROOT, "%.2fx",
+                                    r.medianOps() / redisson.medianOps()) : "")
+                            .append(" | ").append(base == null || t.getKey().equals(RedisTarget.STANDALONE) ? ""
+                                    : String.format(Locale.ROOT, "%.2fx", r.medianOps() / base.medianOps()))
+                            .append(" |\n");
+                }
+            }
+        }
+        md.append("\nWithin a workload, every topology and contender pair runs ").append(settings.topologySlices())
+                .append(" slices of ").append(settings.crossCheckSlice().toMillis()).append(" ms in turn, rotating who"
+                        + " goes first, after 1 s of warm-up each; ops/s is the median of the slices. p50/p99: every"
+                        + " lock()+unlock() of the 1-thread workload, timed. Redis CPU: user + system time of every"
+                        + " redis-server process of the topology (replicas and sentinels included) per operation, less"
+                        + " what they use while no client works, median of the slices. Rate limiters: ")
+                .append(String.format(Locale.ROOT, "%,d", TopologyComparison.RATE_LIMITERS)).append(" limiters of ")
+                .append(RateLimiterContender.Rate.PER_KEY).append(" per contender, one picked at random per"
+                        + " decision (nearly all granted). / standalone: ops/s against the same contender on the"
+                        + " standalone server.\n\n");
+    }
+
     private void appendConcurrentCheck(StringBuilder md) {
         if (concurrentCheck == null) {
             return;
         }
         md.append("### Concurrent cross-check: Baton against the lock floors, alternating slices in one JVM\n\n");
         md.append("| Scenario | Contender | ops/s per slice | ops/s (median) | client CPU µs/op | Redis CPU µs/op"
-                + " | floor / Baton (ops/s) |\n|---|---|---|---:|---:|---:|---:|\n");
+                + " | ops/s, this / Baton |\n|---|---|---|---:|---:|---:|---:|\n");
         for (Map.Entry<String, Map<String, ConcurrentCrossCheck.Slices>> shape : concurrentCheck.entrySet()) {
             ConcurrentCrossCheck.Slices baton = shape.getValue().get(Contender.BATON);
             for (Map.Entry<String, ConcurrentCrossCheck.Slices> e : shape.getValue().entrySet()) {
@@ -470,7 +525,9 @@ final class Report {
                         + " each thread locks and unlocks a lock of its own; (d') is scenario (d): one tryLock(0) on one"
                         + " of 1000 names, and unlock() if it acquired. writing-script-floor: two EVALSHAs, one that"
                         + " only SETs the key with an expiry and one that only DELs it; setnx-floor: `SET key token NX"
-                        + " PX` and a compare-and-delete script. CPU: medians of the slices, the whole benchmark JVM by"
+                        + " PX` and a compare-and-delete script; baton-scripts: Baton's own acquire and release scripts"
+                        + " with Baton's arguments, sent by hand on the same kind of connection (what Baton's protocol"
+                        + " costs without its engine). CPU: medians of the slices, the whole benchmark JVM by"
                         + " getProcessCpuTime and the redis-server process from /proc. Target: floor / Baton at most"
                         + " 1.25x for writing-script-floor.\n\n");
     }
