@@ -33,6 +33,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>runs the JMH benchmarks of scenarios (a), (b) and (d) in forked JVMs that connect to that server,</li>
  *   <li>cross-checks scenario (a) in this JVM with the contenders in alternating slices
  *       ({@link UncontendedCrossCheck}),</li>
+ *   <li>compares Baton with the lock floors at 8 and 16 threads in alternating slices, with the CPU each operation
+ *       costs ({@link ConcurrentCrossCheck}),</li>
  *   <li>runs scenario (c) ({@link HandoffScenario}) in this JVM, Baton and Redisson rounds interleaved, each
  *       preceded by a measurement of one idle PING round trip ({@link PingProbe}),</li>
  * </ol>
@@ -40,12 +42,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * their commands per decision and their Redis memory per limiter; and prints a Markdown report (also written to
  * {@code benchmark-results.md} next to the jar).
  *
- * <p>Options: {@code --quick} (about a minute: smoke-test settings, numbers not meaningful), {@code --out FILE},
+ * <p>Options: {@code --quick} (a few minutes: smoke-test settings, numbers not meaningful), {@code --out FILE},
  * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-concurrent} (the interleaved
  * comparison with the lock floors at 8 and 16 threads, {@link ConcurrentCrossCheck}), {@code --skip-handoff},
  * {@code --skip-rate} (no rate limiters), {@code --rate-only} (only the rate limiters), {@code --topologies} (only
- * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}). The skip options apply to the rate part too, so
- * {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved cross-check and memory figures (2 minutes).
+ * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}). The skip
+ * options apply to the rate part too, so {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved
+ * cross-check and memory figures (2 minutes).
  */
 public final class BenchMain {
 
@@ -136,7 +139,8 @@ public final class BenchMain {
                     }
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
-                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent] [--skip-handoff]"
+                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
+                                + " [--skip-handoff]"
                                 + " [--skip-rate | --rate-only | --topologies]");
                         System.exit(0);
                     }

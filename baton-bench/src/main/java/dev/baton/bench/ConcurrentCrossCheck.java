@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -94,7 +95,7 @@ final class ConcurrentCrossCheck {
             for (String kind : contenders) {
                 Contender client = Contender.open(kind, uri);
                 clients.put(kind, client);
-                locks.put(kind, locks(client, "bench:x-" + shape.name().toLowerCase() + ":" + kind, shape));
+                locks.put(kind, locks(client, "bench:x-" + shape.name().toLowerCase(Locale.ROOT) + ":" + kind, shape));
                 results.put(kind, new Slices());
             }
             for (String kind : contenders) {
