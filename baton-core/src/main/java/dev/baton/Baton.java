@@ -4,12 +4,14 @@ import dev.baton.internal.lock.LockEngine;
 import dev.baton.internal.ratelimit.RedisRateLimiter;
 import dev.baton.internal.runtime.BatonRuntime;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
  * Entry point: one {@code Baton} per application and Redis, shared by all threads. It owns one command connection,
  * one pub/sub connection (opened on the first wait) and one watchdog thread, however many locks and rate limiters
- * are used.
+ * are used (plus, for replica-acknowledged locks only, up to 4 connections that carry their {@code WAIT}s; see
+ * {@link LockOptions}).
  *
  * <pre>{@code
  * try (Baton baton = Baton.connect("redis://localhost:6379")) {
@@ -85,6 +87,23 @@ public final class Baton implements AutoCloseable {
      */
     public DistributedLock lock(String name) {
         return engine.lock(name);
+    }
+
+    /**
+     * The lock of this name, acquired as the options say: for instance replica-acknowledged
+     * ({@link LockOptions#replicaAcknowledged(int, Duration)}), or not even though this Baton's default is
+     * ({@link LockOptions#unacknowledged()}). Cheap: no Redis call. It is the same lock in Redis as
+     * {@link #lock(String)} of that name; the options only change how this object acquires it.
+     *
+     * @param name    1 to 1024 bytes of UTF-8, not blank
+     * @param options the lock's options; {@link LockOptions#defaults()} for the Baton's settings
+     * @return the lock
+     * @throws IllegalArgumentException      if the name is blank or too long
+     * @throws NullPointerException          if the name or the options are null
+     * @throws UnsupportedOperationException if the options make the lock replica-acknowledged on a Redis Cluster
+     */
+    public DistributedLock lock(String name, LockOptions options) {
+        return engine.lock(name, options);
     }
 
     /**

@@ -1,8 +1,11 @@
 package dev.baton;
 
 import dev.baton.internal.transport.RedisAddress;
+import dev.baton.internal.transport.TlsSettings;
 
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.resource.ClientResources;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.List;
@@ -16,8 +19,15 @@ import java.util.function.Supplier;
  *
  * <p>Credentials go either into the URI ({@code redis://user:password@host:6379}, percent-encoded) or, so that no
  * password has to be written into a URI, to {@link Builder#username(String)} and {@link Builder#password(char[])}
- * (or {@link Builder#password(Supplier)}, asked at every connection, for rotating secrets). {@link #toString()} and
- * every message Baton writes show neither the password nor any part of the URI's user info.
+ * (or {@link Builder#password(Supplier)}, asked at every connection, for rotating secrets). Behind Sentinel, those
+ * credentials are the data nodes'; sentinels that require a password of their own get it from
+ * {@link Builder#sentinelPassword(char[])}. {@link #toString()} and every message Baton writes show neither a password
+ * nor any part of the URI's user info.
+ *
+ * <p>TLS ({@code rediss://}, {@code rediss-sentinel://}) trusts the JVM's trust store unless
+ * {@link Builder#trustedCertificates(Path)} names the certificates of a private CA; {@link Builder#clientCertificate}
+ * adds a client certificate for servers that require one, and {@link Builder#sslOptions(SslOptions)} takes Lettuce's
+ * options as the application built them.
  *
  * <p>Thread-safe: immutable.
  */
@@ -35,6 +45,13 @@ public final class BatonConfig {
     private final ClientResources clientResources;
     private final BatonListener listener;
     private final Supplier<char[]> password;
+    private final String sentinelUsername;
+    private final Supplier<char[]> sentinelPassword;
+    private final Path trustedCertificates;
+    private final Path clientCertificate;
+    private final Path clientKey;
+    private final SslOptions sslOptions;
+    private final ReplicaAcknowledgement replicaAcknowledgement;
 
     private BatonConfig(Builder b) {
         this.uri = b.uri != null ? b.uri : b.clusterSeeds.get(0);
@@ -52,6 +69,13 @@ public final class BatonConfig {
         this.password = b.password;
         this.clientResources = b.clientResources;
         this.listener = b.listener;
+        this.sentinelUsername = b.sentinelUsername;
+        this.sentinelPassword = b.sentinelPassword;
+        this.trustedCertificates = b.trustedCertificates;
+        this.clientCertificate = b.clientCertificate;
+        this.clientKey = b.clientKey;
+        this.sslOptions = b.sslOptions;
+        this.replicaAcknowledgement = b.replicaAcknowledgement;
     }
 
     /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
@@ -68,7 +92,8 @@ public final class BatonConfig {
 
     /**
      * The Redis URI as given: {@code redis://[[user]:password@]host[:port][/database]}, {@code rediss://...} for
-     * TLS, {@code redis-sentinel://host[:port][,host[:port]...][/database]#master} for Sentinel. It may hold
+     * TLS, {@code redis-sentinel://host[:port][,host[:port]...][/database]#master} for Sentinel,
+     * {@code rediss-sentinel://...} for Sentinel over TLS (to the sentinels and the data nodes alike). It may hold
      * credentials: log {@link #toString()} instead.
      *
      * @return the URI
@@ -104,6 +129,61 @@ public final class BatonConfig {
      */
     public Optional<Supplier<char[]>> password() {
         return Optional.ofNullable(password);
+    }
+
+    /**
+     * The user name given to {@link Builder#sentinelUsername(String)}, if any.
+     *
+     * @return the ACL user name Baton authenticates as with the sentinels, or empty for their default user
+     */
+    public Optional<String> sentinelUsername() {
+        return Optional.ofNullable(sentinelUsername);
+    }
+
+    /**
+     * The password given to {@link Builder#sentinelPassword(char[])}, as a supplier that returns a fresh copy each
+     * time (the caller may clear it), or empty if the sentinels take none.
+     *
+     * @return the sentinels' password supplier, or empty
+     */
+    public Optional<Supplier<char[]>> sentinelPassword() {
+        return Optional.ofNullable(sentinelPassword);
+    }
+
+    /**
+     * The PEM file of CA certificates given to {@link Builder#trustedCertificates(Path)}, if any.
+     *
+     * @return the certificates a TLS server's certificate must chain to, or empty for the JVM's trust store
+     */
+    public Optional<Path> trustedCertificates() {
+        return Optional.ofNullable(trustedCertificates);
+    }
+
+    /**
+     * The PEM file of the client certificate (and its chain) given to {@link Builder#clientCertificate}, if any.
+     *
+     * @return the certificate Baton presents to TLS servers, or empty for none
+     */
+    public Optional<Path> clientCertificate() {
+        return Optional.ofNullable(clientCertificate);
+    }
+
+    /**
+     * The PEM file of the client certificate's private key given to {@link Builder#clientCertificate}, if any.
+     *
+     * @return the client key file, or empty for none
+     */
+    public Optional<Path> clientKey() {
+        return Optional.ofNullable(clientKey);
+    }
+
+    /**
+     * The Lettuce {@code SslOptions} given to {@link Builder#sslOptions(SslOptions)}, if any.
+     *
+     * @return the application's TLS options, or empty if Baton builds them from the settings above
+     */
+    public Optional<SslOptions> sslOptions() {
+        return Optional.ofNullable(sslOptions);
     }
 
     /**
@@ -198,6 +278,16 @@ public final class BatonConfig {
         return localHandoffLimit;
     }
 
+    /**
+     * The replica acknowledgement every lock of this Baton asks for unless its {@link LockOptions} say otherwise, set
+     * with {@link Builder#replicaAcknowledged(int, Duration)}; see {@link LockOptions} for what it guarantees.
+     *
+     * @return the default acknowledgement, or empty if acquisitions are not acknowledged by default (the default)
+     */
+    public Optional<ReplicaAcknowledgement> replicaAcknowledgement() {
+        return Optional.ofNullable(replicaAcknowledgement);
+    }
+
     @Override
     public String toString() {
         return "BatonConfig{" + (clusterSeeds.isEmpty() ? "uri=" + redactedUri(uri)
@@ -207,8 +297,15 @@ public final class BatonConfig {
                 + ", fencingTokenRetention=" + fencingTokenRetention + ", localHandoffLimit=" + localHandoffLimit
                 + ", rateLimitTimeout=" + rateLimitTimeout
                 + (username != null ? ", username=***" : "") + (password != null ? ", password=***" : "")
+                + (sentinelUsername != null ? ", sentinelUsername=***" : "")
+                + (sentinelPassword != null ? ", sentinelPassword=***" : "")
+                + (trustedCertificates != null ? ", trustedCertificates=" + trustedCertificates : "")
+                + (clientCertificate != null ? ", clientCertificate=" + clientCertificate : "")
+                + (sslOptions != null ? ", sslOptions=the application's" : "")
                 + (clientResources != null ? ", clientResources=the application's" : "")
-                + (listener != null ? ", listener=" + listener.getClass().getName() : "") + "}";
+                + (listener != null ? ", listener=" + listener.getClass().getName() : "")
+                + (replicaAcknowledgement != null ? ", replicaAcknowledged=" + replicaAcknowledgement.replicas()
+                        + " within " + replicaAcknowledgement.timeout() : "") + "}";
     }
 
     /** The URI with any user info replaced by {@code ***}; safe for logs and messages. */
@@ -231,6 +328,13 @@ public final class BatonConfig {
         private Supplier<char[]> password;
         private ClientResources clientResources;
         private BatonListener listener;
+        private String sentinelUsername;
+        private Supplier<char[]> sentinelPassword;
+        private Path trustedCertificates;
+        private Path clientCertificate;
+        private Path clientKey;
+        private SslOptions sslOptions;
+        private ReplicaAcknowledgement replicaAcknowledgement;
 
         private Builder() {
         }
@@ -306,6 +410,83 @@ public final class BatonConfig {
         }
 
         /**
+         * The ACL user to authenticate as with the sentinels of a {@code redis-sentinel://} (or
+         * {@code rediss-sentinel://}) uri; needs a {@link #sentinelPassword(char[]) sentinel password}. Without it,
+         * Baton authenticates with the sentinels' default user.
+         *
+         * @param sentinelUsername the sentinels' ACL user name
+         * @return this builder
+         */
+        public Builder sentinelUsername(String sentinelUsername) {
+            this.sentinelUsername = Objects.requireNonNull(sentinelUsername, "sentinelUsername");
+            return this;
+        }
+
+        /**
+         * The password of the sentinels of a {@code redis-sentinel://} (or {@code rediss-sentinel://}) uri, for
+         * sentinels that require one ({@code requirepass} in their configuration), of {@link #sentinelUsername} or of
+         * their default user. The credentials of the uri and of {@link #password(char[])} are the data nodes' and are
+         * never sent to a sentinel; this one is never sent to a data node. The array is copied: the caller may clear
+         * its own.
+         *
+         * @param sentinelPassword the sentinels' password
+         * @return this builder
+         */
+        public Builder sentinelPassword(char[] sentinelPassword) {
+            char[] copy = Objects.requireNonNull(sentinelPassword, "sentinelPassword").clone();
+            this.sentinelPassword = copy::clone;
+            return this;
+        }
+
+        /**
+         * Trusts the CA certificates in this PEM file ({@code -----BEGIN CERTIFICATE-----} blocks, one or more) for
+         * TLS, instead of the JVM's trust store: for servers whose certificates a private CA signed. The file is
+         * checked by {@link #build()} and read again whenever Baton opens a connection, so a renewed file is used from
+         * the next reconnection on. Needs a {@code rediss://} or {@code rediss-sentinel://} uri (or {@code rediss://}
+         * cluster seeds); not together with {@link #sslOptions(SslOptions)}. The uri's {@code verifyPeer} option
+         * still applies: {@code FULL} (the default) also checks that the certificate names the host Baton connects to.
+         *
+         * @param pemFile the CA certificates to trust
+         * @return this builder
+         */
+        public Builder trustedCertificates(Path pemFile) {
+            this.trustedCertificates = Objects.requireNonNull(pemFile, "trustedCertificates");
+            return this;
+        }
+
+        /**
+         * Presents this client certificate in TLS handshakes, for servers that require one
+         * ({@code tls-auth-clients yes}, mutual TLS). Both files are PEM: the certificate first, optionally followed by
+         * its intermediate CAs, and its private key, unencrypted PKCS#8 ({@code -----BEGIN PRIVATE KEY-----}; convert
+         * another format with {@code openssl pkcs8 -topk8 -nocrypt}). They are checked by {@link #build()} and read
+         * again whenever Baton opens a connection. Needs a TLS uri; not together with {@link #sslOptions(SslOptions)}.
+         *
+         * @param certificatePemFile the client certificate (and its chain)
+         * @param privateKeyPemFile  its private key
+         * @return this builder
+         */
+        public Builder clientCertificate(Path certificatePemFile, Path privateKeyPemFile) {
+            this.clientCertificate = Objects.requireNonNull(certificatePemFile, "certificatePemFile");
+            this.clientKey = Objects.requireNonNull(privateKeyPemFile, "privateKeyPemFile");
+            return this;
+        }
+
+        /**
+         * Lettuce's TLS options as the application built them (trust and key stores, protocols, cipher suites, a
+         * handshake timeout, an OpenSSL provider...), used as they are for every connection. Needs a TLS uri; not
+         * together with {@link #trustedCertificates(Path)} or {@link #clientCertificate}, which build such options
+         * for the common cases (with a handshake bounded by the {@link #commandTimeout(Duration) command timeout};
+         * Lettuce's default is 10 s).
+         *
+         * @param sslOptions the application's Lettuce TLS options
+         * @return this builder
+         */
+        public Builder sslOptions(SslOptions sslOptions) {
+            this.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
+            return this;
+        }
+
+        /**
          * Lettuce resources the application already runs (for example a Spring application's), so that Baton adds
          * no event loops of its own and Lettuce's metrics and tracing cover its commands. Baton never shuts them down;
          * the application does, after closing Baton. Baton's reconnect back-off then is the resources' own.
@@ -327,6 +508,26 @@ public final class BatonConfig {
          */
         public Builder listener(BatonListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Makes every lock of this Baton replica-acknowledged unless its {@link LockOptions} say otherwise: an
+         * acquisition counts only once Redis {@code WAIT} confirms that at least {@code replicas} replicas have it,
+         * within {@code timeout}; otherwise it is undone and the caller gets a
+         * {@link ReplicaAcknowledgementException}. See {@link LockOptions} for what this guarantees and what it does
+         * not. Standalone masters and Sentinel only: {@link #build()} rejects it together with
+         * {@link #cluster(String...)}.
+         *
+         * @param replicas how many replicas must acknowledge each acquisition, at least 1
+         * @param timeout  how long Redis waits for them, at least 1 ms
+         * @return this builder
+         * @throws IllegalArgumentException if {@code replicas} is below 1 or {@code timeout} is not at least 1 ms (or
+         *                                  more than a day)
+         * @throws NullPointerException     if {@code timeout} is null
+         */
+        public Builder replicaAcknowledged(int replicas, Duration timeout) {
+            this.replicaAcknowledgement = new ReplicaAcknowledgement(replicas, timeout);
             return this;
         }
 
@@ -413,9 +614,13 @@ public final class BatonConfig {
          * @return the configuration
          * @throws IllegalArgumentException if the URI is missing or malformed (the message says what is wrong and never
          *         quotes the URI's user info), credentials are given both in the URI and to the builder, a user name
-         *         has no password, the namespace is blank or contains braces, a duration is not positive, the
+         *         has no password, sentinel credentials are given without a Sentinel uri, TLS settings are given
+         *         without a TLS uri or both as files and as {@code SslOptions}, a certificate or key file is missing,
+         *         unreadable or holds no PEM certificate or unencrypted PKCS#8 key (the message names the setting and
+         *         the file, never the key), the namespace is blank or contains braces, a duration is not positive, the
          *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, or the fencing
-         *         token retention is shorter than the watchdog lease
+         *         token retention is shorter than the watchdog lease, or replica acknowledgement is asked of a
+         *         cluster
          */
         public BatonConfig build() {
             if (uri != null && !clusterSeeds.isEmpty()) {
@@ -444,6 +649,15 @@ public final class BatonConfig {
             if (username != null && password == null) {
                 throw new IllegalArgumentException("username needs a password: set password(...) as well");
             }
+            if ((sentinelUsername != null || sentinelPassword != null) && !address.sentinel()) {
+                throw new IllegalArgumentException("sentinelUsername and sentinelPassword are for a redis-sentinel:// "
+                        + "or rediss-sentinel:// uri; for a server or a cluster, use username() and password()");
+            }
+            if (sentinelUsername != null && sentinelPassword == null) {
+                throw new IllegalArgumentException("sentinelUsername needs a password: set sentinelPassword(...) as "
+                        + "well");
+            }
+            checkTls(address.tls());
             if (namespace.isBlank() || namespace.indexOf('{') >= 0 || namespace.indexOf('}') >= 0) {
                 throw new IllegalArgumentException(
                         "namespace must be non-blank and contain no braces (they would break Cluster hash tags): '"
@@ -463,11 +677,36 @@ public final class BatonConfig {
             if (localHandoffLimit < 0) {
                 throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
             }
+            if (replicaAcknowledgement != null && !clusterSeeds.isEmpty()) {
+                throw new IllegalArgumentException("replicaAcknowledged(...) is not supported on a Redis Cluster: "
+                        + "WAIT would have to reach the master of each lock's slot; use it with a standalone master "
+                        + "or Sentinel");
+            }
             if (fencingTokenRetention.compareTo(watchdogLease) < 0) {
                 throw new IllegalArgumentException("fencingTokenRetention (" + fencingTokenRetention
                         + ") must not be shorter than watchdogLease (" + watchdogLease + ")");
             }
             return new BatonConfig(this);
+        }
+
+        private void checkTls(boolean tlsUri) {
+            boolean files = trustedCertificates != null || clientCertificate != null;
+            if ((files || sslOptions != null) && !tlsUri) {
+                throw new IllegalArgumentException((files ? "trustedCertificates and clientCertificate are"
+                        : "sslOptions is") + " for TLS: use a rediss:// or rediss-sentinel:// uri (or rediss:// "
+                        + "cluster seeds)");
+            }
+            if (files && sslOptions != null) {
+                throw new IllegalArgumentException("give either sslOptions(...) or trustedCertificates(...) and "
+                        + "clientCertificate(...), not both: put the certificates into the SslOptions");
+            }
+            if (trustedCertificates != null) {
+                TlsSettings.checkCertificates(trustedCertificates, "trustedCertificates");
+            }
+            if (clientCertificate != null) {
+                TlsSettings.checkCertificates(clientCertificate, "clientCertificate certificate");
+                TlsSettings.checkPrivateKey(clientKey, "clientCertificate private key");
+            }
         }
 
         private static void requirePositive(Duration d, String name) {

@@ -36,6 +36,13 @@ import java.util.concurrent.locks.Lock;
  * {@link Lease#lost()} completes, {@link Lease#isValid()} turns false, and the next {@code unlock()}/{@code release()}
  * throws {@link IllegalMonitorStateException}.
  *
+ * <h2>Replica-acknowledged locks</h2>
+ * A lock obtained with {@link LockOptions#replicaAcknowledged(int, Duration)} (or from a {@link Baton} configured with
+ * {@link BatonConfig.Builder#replicaAcknowledged(int, Duration)}) counts an acquisition only once enough replicas have
+ * it. When they do not confirm it in time, every acquire method, {@code tryLock()} included, throws
+ * {@link ReplicaAcknowledgementException} (and {@link #acquireAsync} completes exceptionally with it) after undoing
+ * the acquisition.
+ *
  * <h2>Fencing tokens</h2>
  * Each acquisition (not re-entry) gets a token strictly greater than every token issued before for this name, even
  * after the lock expired or was force-unlocked. Pass it to the resource you protect and let the resource reject

@@ -112,6 +112,37 @@ class ArgumentValidationIT {
     }
 
     @Test
+    void replicaAcknowledgement() {
+        rejects(() -> LockOptions.replicaAcknowledged(0, Duration.ofSeconds(1)), IllegalArgumentException.class,
+                "replicas must be at least 1: 0");
+        rejects(() -> LockOptions.replicaAcknowledged(-2, Duration.ofSeconds(1)), IllegalArgumentException.class,
+                "replicas must be at least 1: -2");
+        rejects(() -> LockOptions.replicaAcknowledged(1, null), NullPointerException.class, "timeout");
+        rejects(() -> LockOptions.replicaAcknowledged(1, Duration.ZERO), IllegalArgumentException.class,
+                "timeout must be positive");
+        rejects(() -> LockOptions.replicaAcknowledged(1, Duration.ofMillis(-5)), IllegalArgumentException.class,
+                "timeout must be positive");
+        rejects(() -> LockOptions.replicaAcknowledged(1, Duration.ofNanos(999_999)), IllegalArgumentException.class,
+                "timeout must be at least 1 ms");
+        rejects(() -> LockOptions.replicaAcknowledged(1, Duration.ofDays(2)), IllegalArgumentException.class,
+                "timeout must be at most a day");
+        rejects(() -> LockOptions.defaults().withReplicaAcknowledgement(0, Duration.ofSeconds(1)),
+                IllegalArgumentException.class, "replicas");
+        rejects(() -> config().replicaAcknowledged(0, Duration.ofSeconds(1)), IllegalArgumentException.class,
+                "replicas must be at least 1");
+        rejects(() -> config().replicaAcknowledged(1, Duration.ZERO), IllegalArgumentException.class,
+                "timeout must be positive");
+        rejects(() -> config().replicaAcknowledged(1, null), NullPointerException.class, "timeout");
+        rejects(() -> BatonConfig.builder().cluster("redis://n1:7000").replicaAcknowledged(1, Duration.ofSeconds(1))
+                .build(), IllegalArgumentException.class, "not supported on a Redis Cluster");
+        rejects(() -> baton.lock("x", null), NullPointerException.class, "options");
+        rejects(() -> baton.lock(null, LockOptions.defaults()), NullPointerException.class, "name");
+        rejects(() -> baton.lock(" ", LockOptions.unacknowledged()), IllegalArgumentException.class,
+                "name must not be blank");
+        assertThat(baton.lock("x", LockOptions.replicaAcknowledged(1, Duration.ofMillis(1))).name()).isEqualTo("x");
+    }
+
+    @Test
     void misuseWithoutRedis() {
         rejects(lock::unlock, IllegalMonitorStateException.class, "'valid' is not held by the current thread");
         rejects(lock::fencingToken, IllegalMonitorStateException.class, "'valid' is not held");

@@ -3,8 +3,14 @@ package dev.baton;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.test.TlsFiles;
+import io.lettuce.core.SslOptions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Settings checked against each other when built, before any connection; defaults that follow other settings. */
 class BatonConfigTest {
@@ -40,5 +46,83 @@ class BatonConfigTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("same scheme");
         assertThatThrownBy(() -> BatonConfig.builder().build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("uri is required");
+    }
+
+    @Test
+    void tlsFilesAreCheckedWhenBuiltAndNamedByTheirSetting(@TempDir Path dir) throws IOException {
+        TlsFiles tls = TlsFiles.generate(dir.resolve("tls"));
+        BatonConfig config = BatonConfig.builder().uri("rediss://h").trustedCertificates(tls.caCertificate())
+                .clientCertificate(tls.clientCertificate(), tls.clientKey()).build();
+        assertThat(config.trustedCertificates()).contains(tls.caCertificate());
+        assertThat(config.clientCertificate()).contains(tls.clientCertificate());
+        assertThat(config.clientKey()).contains(tls.clientKey());
+        assertThat(config.toString()).contains("trustedCertificates=" + tls.caCertificate());
+
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").trustedCertificates(tls.caCertificate())
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("trustedCertificates and clientCertificate are for TLS: use a rediss://");
+        Path missing = dir.resolve("missing.pem");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h").trustedCertificates(missing).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("trustedCertificates file " + missing + " does not exist");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h").trustedCertificates(dir).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is not a regular file");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h").trustedCertificates(tls.serverKey()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("trustedCertificates file " + tls.serverKey() + " holds no certificate");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h")
+                .clientCertificate(tls.clientCertificate(), tls.clientCertificate()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clientCertificate private key file " + tls.clientCertificate()
+                        + " holds no private key");
+
+        String keyBody = "MHcCAQEEIFakeKeyMaterialThatMustNeverBeQuotedInAnyMessage";
+        Path traditional = Files.writeString(dir.resolve("rsa.key"),
+                "-----BEGIN RSA PRIVATE KEY-----\n" + keyBody + "\n-----END RSA PRIVATE KEY-----\n");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h")
+                .clientCertificate(tls.clientCertificate(), traditional).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("traditional format").hasMessageContaining("openssl pkcs8 -topk8 -nocrypt")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(keyBody));
+        Path encrypted = Files.writeString(dir.resolve("encrypted.key"),
+                "-----BEGIN ENCRYPTED PRIVATE KEY-----\n" + keyBody + "\n-----END ENCRYPTED PRIVATE KEY-----\n");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h")
+                .clientCertificate(tls.clientCertificate(), encrypted).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("is encrypted")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(keyBody));
+    }
+
+    @Test
+    void applicationSslOptionsNeedTlsAndReplaceTheFiles() {
+        SslOptions options = SslOptions.builder().jdkSslProvider().build();
+        assertThat(BatonConfig.builder().uri("rediss://h").sslOptions(options).build().sslOptions()).contains(options);
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").sslOptions(options).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("sslOptions is for TLS");
+        TlsFiles tls = TlsFiles.generate();
+        assertThatThrownBy(() -> BatonConfig.builder().uri("rediss://h").sslOptions(options)
+                .trustedCertificates(tls.caCertificate()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("either sslOptions(...) or trustedCertificates(...)");
+    }
+
+    @Test
+    void sentinelCredentialsGoWithASentinelUriAndNeverShow() {
+        char[] secret = "sentinel-s3cret".toCharArray();
+        BatonConfig config = BatonConfig.builder().uri("redis-sentinel://s1,s2#m").password("data-s3cret".toCharArray())
+                .sentinelUsername("watcher").sentinelPassword(secret).build();
+        java.util.Arrays.fill(secret, '*'); // copied: the caller may clear its array
+        assertThat(config.sentinelPassword().orElseThrow().get()).containsExactly("sentinel-s3cret".toCharArray());
+        assertThat(config.sentinelUsername()).contains("watcher");
+        assertThat(config.toString()).contains("sentinelUsername=***", "sentinelPassword=***")
+                .doesNotContain("s3cret").doesNotContain("watcher");
+        assertThat(BatonConfig.builder().uri("rediss-sentinel://s1#m").build().toString())
+                .contains("rediss-sentinel://s1#m");
+
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").sentinelPassword("x".toCharArray()).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sentinelUsername and sentinelPassword are for a redis-sentinel://");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis-sentinel://s1#m").sentinelUsername("watcher")
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sentinelUsername needs a password");
     }
 }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.support.Deployment;
 import dev.baton.support.Measure;
+import dev.baton.support.OnEveryTopology;
 import dev.baton.support.TestBatons;
+import dev.baton.support.TopologyExtension;
 import dev.baton.test.RedisBinary;
-import dev.baton.test.RedisExtension;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,21 +29,24 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * The lock's everyday contract against a real Redis. Runs twice in CI: on PATH's redis-server and on the one shipped
- * in the embedded-redis jar (BATON_REDIS_SERVER=embedded).
+ * The lock's everyday contract against a real Redis. The tests that exercise the protocol run on every topology
+ * (one server, Sentinel, Cluster); those about local behaviour on one server. Runs twice in CI: on PATH's
+ * redis-server and on the one shipped in the embedded-redis jar (BATON_REDIS_SERVER=embedded).
  */
 class LockBasicsIT {
     @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
+    static final TopologyExtension redis = new TopologyExtension();
 
+    private Deployment deployment;
     private Baton baton;
     private Baton other;
     private final ExecutorService threads = Executors.newCachedThreadPool();
 
     @BeforeEach
     void connect() {
-        baton = TestBatons.connect(redis.server().uri());
-        other = TestBatons.connect(redis.server().uri());
+        deployment = redis.deployment();
+        baton = deployment.connect();
+        other = deployment.connect();
     }
 
     @AfterEach
@@ -51,7 +56,7 @@ class LockBasicsIT {
         other.close();
     }
 
-    @Test
+    @OnEveryTopology
     void reentrantAcquisitionsCountHoldsAndKeepTheToken() {
         DistributedLock lock = baton.lock("orders:42");
         lock.lock();
@@ -73,7 +78,7 @@ class LockBasicsIT {
                 .hasMessageContaining("orders:42").hasMessageContaining("not held by the current thread");
     }
 
-    @Test
+    @OnEveryTopology
     void nonOwnerUnlockThrowsAndChangesNothing() throws Exception {
         DistributedLock lock = baton.lock("shared");
         lock.lock();
@@ -89,7 +94,7 @@ class LockBasicsIT {
         lock.unlock();
     }
 
-    @Test
+    @OnEveryTopology
     void fencingTokensIncreaseAcrossAcquisitionsExpiryForceUnlockAndCounterLoss() throws Exception {
         DistributedLock lock = baton.lock("fenced");
         List<Long> tokens = new ArrayList<>();
@@ -106,7 +111,7 @@ class LockBasicsIT {
         tokens.add(baton.lock("fenced").acquire(Duration.ZERO).fencingToken());
         baton.lock("fenced").forceUnlock();
         // The counter key is allowed to expire once unused; tokens must still go up without it.
-        redis.server().command("DEL", "baton:lock:{fenced}:token");
+        deployment.command("baton:lock:{fenced}", "DEL", "baton:lock:{fenced}:token");
         tokens.add(other.lock("fenced").acquire(Duration.ZERO).fencingToken());
         for (int i = 1; i < tokens.size(); i++) {
             assertThat(tokens.get(i)).as("token %d of %s", i, tokens).isGreaterThan(tokens.get(i - 1));
@@ -116,7 +121,7 @@ class LockBasicsIT {
                 .hasMessageContaining("lost");
     }
 
-    @Test
+    @OnEveryTopology
     void unlockAfterTheLeaseRanOutSaysTheLockWasLost() {
         DistributedLock lock = baton.lock("short");
         lock.lock(Duration.ofMillis(100));
@@ -128,7 +133,7 @@ class LockBasicsIT {
         lock.unlock();
     }
 
-    @Test
+    @OnEveryTopology
     void watchdogKeepsTheLockWellPastItsLease() {
         DistributedLock lock = baton.lock("long-job");
         lock.lock();
@@ -139,7 +144,7 @@ class LockBasicsIT {
         assertThat(lock.isLocked()).isFalse();
     }
 
-    @Test
+    @OnEveryTopology
     void forceUnlockLetsOthersInAndTheOwnerIsTold() throws Exception {
         Lease lease = baton.lock("stuck").acquire(Duration.ZERO);
         assertThat(other.lock("stuck").forceUnlock()).isTrue();
@@ -154,23 +159,21 @@ class LockBasicsIT {
         next.release();
     }
 
-    @Test
+    @OnEveryTopology
     void tryLockHonoursItsWaitBounds() throws Exception {
         Lease held = other.lock("busy").acquire(Duration.ZERO);
         DistributedLock lock = baton.lock("busy");
+        // The first calls of a fresh JVM and Baton load classes and the script and open the pub/sub connection; done
+        // here, untimed, so that the bounds below measure the waiting alone, also when this is the run's first test.
+        assertThat(lock.tryLock(Duration.ofMillis(1))).isFalse();
 
-        long start = System.nanoTime();
-        assertThat(lock.tryLock()).isFalse();
-        assertThat(lock.tryLock(Duration.ZERO)).isFalse();
-        assertThat(Measure.millisSince(start)).isLessThan(300);
-
-        start = System.nanoTime();
-        assertThat(lock.tryLock(Duration.ofMillis(700))).isFalse();
-        assertThat(Measure.millisSince(start)).isBetween(700L, 800L);
-
-        start = System.nanoTime();
-        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).as("negative wait counts as zero").isFalse();
-        assertThat(Measure.millisSince(start)).isLessThan(300);
+        // Never early, every time; late by at most 100 ms at least once in three rounds. A loaded machine may now and
+        // then hold any thread up for longer than that; a wait that overshoots its bound would do so every round.
+        List<String> rounds = new ArrayList<>();
+        while (rounds.size() < 3 && !waitBoundsHonoured(lock, rounds)) {
+            assertThat(lock.holdCount()).isZero();
+        }
+        assertThat(rounds.get(rounds.size() - 1)).as("rounds %s", rounds).startsWith("in bounds");
 
         assertThat(lock.holdCount()).isZero();
         assertThat(held.isValid()).isTrue();
@@ -179,24 +182,46 @@ class LockBasicsIT {
         lock.unlock();
     }
 
-    @Test
+    /** One round of {@link #tryLockHonoursItsWaitBounds}: asserts the results and lower bounds, reports the upper. */
+    private static boolean waitBoundsHonoured(DistributedLock lock, List<String> rounds) throws InterruptedException {
+        long start = System.nanoTime();
+        assertThat(lock.tryLock()).isFalse();
+        assertThat(lock.tryLock(Duration.ZERO)).isFalse();
+        long singleTries = Measure.millisSince(start);
+
+        start = System.nanoTime();
+        assertThat(lock.tryLock(Duration.ofMillis(700))).isFalse();
+        long bounded = Measure.millisSince(start);
+        assertThat(bounded).as("never returns before its wait is over").isGreaterThanOrEqualTo(700L);
+
+        start = System.nanoTime();
+        assertThat(lock.tryLock(-5, TimeUnit.SECONDS)).as("negative wait counts as zero").isFalse();
+        long negative = Measure.millisSince(start);
+
+        boolean honoured = singleTries < 300 && bounded <= 800 && negative < 300;
+        rounds.add((honoured ? "in bounds" : "late") + ": two single tries " + singleTries + " ms, a 700 ms wait "
+                + bounded + " ms, a negative wait " + negative + " ms");
+        return honoured;
+    }
+
+    @OnEveryTopology
     void aWaiterIsWokenByTheReleaseNotByPolling() throws Exception {
-        BatonConfig slowRecheck = BatonConfig.builder().uri(redis.server().uri()).recheckInterval(Duration.ofSeconds(20))
-                .watchdogLease(Duration.ofSeconds(30)).commandTimeout(TestBatons.TIMEOUT).build();
+        BatonConfig slowRecheck = deployment.builder().recheckInterval(Duration.ofSeconds(20))
+                .watchdogLease(Duration.ofSeconds(30)).build();
         try (Baton patient = Baton.connect(slowRecheck)) {
             Lease held = other.lock("notify").acquire(Duration.ZERO);
             CompletableFuture<Lease> waiting = patient.lock("notify").acquireAsync(Duration.ofSeconds(30));
-            await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{notify}:released") == 1);
+            await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{notify}:released") == 1);
             long released = System.nanoTime();
             held.release();
             Lease got = waiting.get(5, TimeUnit.SECONDS);
             assertThat(Measure.millisSince(released)).as("woken by pub/sub, far below the 20 s re-check").isLessThan(2000);
             got.release();
-            await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{notify}:released") == 0);
+            await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{notify}:released") == 0);
         }
     }
 
-    @Test
+    @OnEveryTopology
     void acquireAsyncCompletesOnReleaseTimesOutAndParksNoThread() throws Exception {
         Lease held = other.lock("async").acquire(Duration.ZERO);
         int threadsBefore = Thread.activeCount();
@@ -227,18 +252,18 @@ class LockBasicsIT {
         assertThat(baton.lock("async").isLocked()).isFalse();
     }
 
-    @Test
+    @OnEveryTopology
     void cancellingAnAsyncAcquireLeavesNothingBehind() throws Exception {
         Lease held = other.lock("cancel").acquire(Duration.ZERO);
         CompletableFuture<Lease> waiting = baton.lock("cancel").acquireAsync(Duration.ofSeconds(30));
-        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{cancel}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{cancel}:released") == 1);
         waiting.cancel(false);
-        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{cancel}:released") == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{cancel}:released") == 0);
         held.release();
         assertThat(baton.lock("cancel").isLocked()).isFalse();
     }
 
-    @Test
+    @OnEveryTopology
     void aLeaseCanBeReleasedByAnotherThread() throws Exception {
         Lease lease = threads.submit(() -> baton.lock("handoff").acquire(Duration.ofSeconds(1))).get();
         threads.submit(lease::release).get();
@@ -250,7 +275,7 @@ class LockBasicsIT {
         assertThat(lease.lost()).isNotDone();
     }
 
-    @Test
+    @OnEveryTopology
     void leasesAreNotReentrant() throws Exception {
         Lease first = baton.lock("once").acquire(Duration.ZERO);
         assertThat(baton.lock("once").tryAcquire(Duration.ofMillis(100), Duration.ofSeconds(5))).isEmpty();
@@ -258,7 +283,7 @@ class LockBasicsIT {
         first.release();
     }
 
-    @Test
+    @OnEveryTopology
     void aFixedLeaseExpiresAndItsHolderIsTold() throws Exception {
         Optional<Lease> lease = baton.lock("fixed").tryAcquire(Duration.ZERO, Duration.ofMillis(200));
         assertThat(lease).isPresent();
@@ -269,7 +294,7 @@ class LockBasicsIT {
         lease.get().close(); // quiet
     }
 
-    @Test
+    @OnEveryTopology
     void interruptingAWaiterLeavesNothingBehind() throws Exception {
         Lease held = other.lock("interrupt").acquire(Duration.ZERO);
         DistributedLock lock = baton.lock("interrupt");
@@ -284,10 +309,10 @@ class LockBasicsIT {
                 }
             });
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{interrupt}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{interrupt}:released") == 1);
         waiter.get().interrupt();
         assertThat(outcome.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
-        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{interrupt}:released") == 0);
+        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{interrupt}:released") == 0);
         held.release();
         assertThat(lock.isLocked()).as("no orphaned acquisition").isFalse();
 
@@ -349,23 +374,23 @@ class LockBasicsIT {
         RedisBinary.Source expected = RedisBinary.EMBEDDED_WORD.equalsIgnoreCase(System.getenv(RedisBinary.ENV_VAR))
                 ? RedisBinary.Source.EMBEDDED
                 : RedisBinary.locate().source();
-        assertThat(redis.server().binary().source()).isEqualTo(expected);
+        assertThat(deployment.master("any").binary().source()).isEqualTo(expected);
     }
 
-    @Test
+    @OnEveryTopology
     void scriptsAreReloadedAfterScriptFlush() {
         DistributedLock lock = baton.lock("flush");
         lock.lock();
-        redis.server().command("SCRIPT", "FLUSH");
+        deployment.command("baton:lock:{flush}", "SCRIPT", "FLUSH");
         lock.unlock();
-        redis.server().command("SCRIPT", "FLUSH");
+        deployment.command("baton:lock:{flush}", "SCRIPT", "FLUSH");
         assertThat(lock.tryLock()).isTrue();
-        redis.server().command("SCRIPT", "FLUSH");
+        deployment.command("baton:lock:{flush}", "SCRIPT", "FLUSH");
         assertThat(baton.inspect("flush").isLocked()).isTrue();
         lock.unlock();
     }
 
-    @Test
+    @OnEveryTopology
     void inspectTellsOperatorsWhoHoldsTheLock() {
         assertThat(baton.inspect("job").holder()).isEmpty();
         assertThat(baton.inspect("job").lastFencingToken()).isZero();
@@ -388,7 +413,7 @@ class LockBasicsIT {
         assertThat(after.lastFencingToken()).isEqualTo(holder.fencingToken());
     }
 
-    @Test
+    @OnEveryTopology
     void inspectNamesTheThreadThatWaitedNotTheOneThatWokeIt() throws Exception {
         Lease held = other.lock("woken").acquire(Duration.ZERO);
         CountDownLatch done = new CountDownLatch(1);
@@ -404,7 +429,7 @@ class LockBasicsIT {
             }
         }, "patient-worker");
         waiter.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{woken}:released") == 1);
+        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{woken}:released") == 1);
         held.release();
         await().atMost(Duration.ofSeconds(5)).until(() -> baton.inspect("woken").isLocked());
         assertThat(baton.inspect("woken").holder().orElseThrow().thread()).isEqualTo("patient-worker");
@@ -413,24 +438,24 @@ class LockBasicsIT {
         assertThat(baton.lock("woken").isLocked()).isFalse();
     }
 
-    @Test
+    @OnEveryTopology
     void allKeysOfALockShareOneClusterSlotWhateverTheName() {
         for (String name : List.of("plain", "with}brace", "}", "{x}", "a{b}c", "100%", "ünïcødé")) {
             DistributedLock lock = baton.lock(name);
             lock.lock();
-            String[] keys = redis.server().command("KEYS", "baton:*").split("\n");
+            String[] keys = deployment.keys("baton:*").toArray(String[]::new);
             assertThat(keys).as("keys of %s", name).hasSize(2);
             assertThat(SlotHash.getSlot(keys[0])).as("slots of %s", Arrays.toString(keys))
                     .isEqualTo(SlotHash.getSlot(keys[1]));
             assertThat(baton.inspect(name).holder()).isPresent();
             lock.unlock();
-            redis.server().command("FLUSHALL");
+            deployment.flush();
         }
     }
 
-    @Test
+    @OnEveryTopology
     void namespacesKeepApplicationsApart() throws Exception {
-        BatonConfig config = BatonConfig.builder().uri(redis.server().uri()).namespace("app2").build();
+        BatonConfig config = deployment.builder().namespace("app2").build();
         try (Baton app2 = Baton.connect(config)) {
             baton.lock("same").lock();
             assertThat(app2.lock("same").tryLock()).isTrue();
@@ -441,7 +466,7 @@ class LockBasicsIT {
 
     @Test
     void closingStopsRenewalsSoHeldLocksExpireWithTheirLease() {
-        Baton closing = TestBatons.connect(redis.server().uri());
+        Baton closing = deployment.connect();
         closing.lock("abandoned").lock();
         long closed = System.nanoTime();
         closing.close();
@@ -452,7 +477,7 @@ class LockBasicsIT {
 
     @Test
     void aClosedBatonRefusesWork() {
-        Baton closing = TestBatons.connect(redis.server().uri());
+        Baton closing = deployment.connect();
         DistributedLock lock = closing.lock("closed");
         closing.close();
         closing.close(); // idempotent

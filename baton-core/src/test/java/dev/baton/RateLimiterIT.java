@@ -5,9 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.RateLimit.Algorithm;
+import dev.baton.support.Deployment;
 import dev.baton.support.Measure;
-import dev.baton.support.TestBatons;
-import dev.baton.test.RedisExtension;
+import dev.baton.support.OnEveryTopology;
+import dev.baton.support.TopologyExtension;
 import io.lettuce.core.cluster.SlotHash;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,20 +28,24 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The rate limiter's everyday contract against a real Redis: what each algorithm admits, the numbers it reports,
- * peeks, reservations, several limits at once, configuration changes and keys that expire. Limits are mostly
+ * peeks, reservations, several limits at once, configuration changes and keys that expire. What each algorithm
+ * admits, peeks, reservations and several limits run on every topology (one server, Sentinel, Cluster); the
+ * arithmetic of rate changes and the reported fields, which no topology changes, on one server. Limits are mostly
  * "per hour", so that nothing is replenished while a test runs unless the test wants it to.
  */
 class RateLimiterIT {
     @RegisterExtension
-    static final RedisExtension redis = new RedisExtension();
+    static final TopologyExtension redis = new TopologyExtension();
 
     private static final Duration HOUR = Duration.ofHours(1);
     private final ExecutorService threads = Executors.newCachedThreadPool();
+    private Deployment deployment;
     private Baton baton;
 
     @BeforeEach
     void connect() {
-        baton = TestBatons.connect(redis.server().uri());
+        deployment = redis.deployment();
+        baton = deployment.connect();
     }
 
     @AfterEach
@@ -49,10 +54,10 @@ class RateLimiterIT {
         baton.close();
     }
 
-    @Test
+    @OnEveryTopology
     void gcraAdmitsItsBurstThenRefusesWithRetryAndResetTimes() {
         RateLimiter limiter = baton.rateLimiter("api", RateLimit.of(10, HOUR)); // one permit every 6 minutes
-        long scripts = Measure.scriptsRun(redis.server());
+        long scripts = deployment.scriptsRun();
         for (int i = 9; i >= 0; i--) {
             RateLimitDecision d = limiter.tryAcquire();
             assertThat(d.allowed()).isTrue();
@@ -67,10 +72,10 @@ class RateLimiterIT {
         assertThat(refused.retryAfterSeconds()).isBetween(358L, 360L);
         assertThat(refused.limit()).isEqualTo(RateLimit.of(10, HOUR));
         assertThat(refused.failedOpen()).isFalse();
-        assertThat(Measure.scriptsRun(redis.server()) - scripts).as("one script per decision").isEqualTo(11);
+        assertThat(deployment.scriptsRun() - scripts).as("one script per decision").isEqualTo(11);
     }
 
-    @Test
+    @OnEveryTopology
     void anExhaustedLimiterRepeatsItsRefusalWithoutAskingRedis() {
         RateLimiter limiter = baton.rateLimiter("exhausted", RateLimit.builder(3, HOUR)
                 .algorithm(RateLimit.Algorithm.FIXED_WINDOW).build());
@@ -78,17 +83,17 @@ class RateLimiterIT {
         RateLimitDecision refused = limiter.tryAcquire(2);
         assertThat(refused.allowed()).isFalse();
 
-        long scripts = Measure.scriptsRun(redis.server());
+        long scripts = deployment.scriptsRun();
         for (int i = 0; i < 100; i++) {
             RateLimitDecision again = limiter.tryAcquire(2 + i % 2);
             assertThat(again.allowed()).isFalse();
             assertThat(again.remaining()).isEqualTo(1);
             assertThat(again.retryAfter()).isPositive().isLessThanOrEqualTo(refused.retryAfter());
         }
-        assertThat(Measure.scriptsRun(redis.server()) - scripts).as("answered locally").isZero();
+        assertThat(deployment.scriptsRun() - scripts).as("answered locally").isZero();
         assertThat(limiter.tryAcquire(1).allowed()).as("fewer permits: Redis is asked").isTrue();
         assertThat(limiter.peek().allowed()).as("a peek always asks Redis").isFalse();
-        assertThat(Measure.scriptsRun(redis.server()) - scripts).isEqualTo(2);
+        assertThat(deployment.scriptsRun() - scripts).isEqualTo(2);
 
         // Redis's retry is up to an hour away, but the refusal is repeated for at most 1 s before Redis is asked
         // again, so that a limit raised elsewhere is seen.
@@ -110,9 +115,9 @@ class RateLimiterIT {
         long refusedAt = System.nanoTime();
         RateLimitDecision refused = limiter.tryAcquire();
         assertThat(refused.retryAfter()).isBetween(HOUR.minusSeconds(5), HOUR);
-        long scripts = Measure.scriptsRun(redis.server());
+        long scripts = deployment.scriptsRun();
         RateLimitDecision again = limiter.tryAcquire();
-        assertThat(Measure.scriptsRun(redis.server()) - scripts).as("answered locally").isZero();
+        assertThat(deployment.scriptsRun() - scripts).as("answered locally").isZero();
         // The local answer counts Redis's retry down; it does not cap it at the 1 s it is held for.
         assertThat(again.retryAfter()).isLessThanOrEqualTo(refused.retryAfter())
                 .isGreaterThan(refused.retryAfter().minusMillis(Measure.millisSince(refusedAt) + 50));
@@ -121,7 +126,7 @@ class RateLimiterIT {
         assertThat(again.rateLimitField("api")).isEqualTo(refused.rateLimitField("api"));
     }
 
-    @Test
+    @OnEveryTopology
     void gcraWithABurstBelowTheRateSpreadsThePermits() {
         RateLimiter limiter = baton.rateLimiter("smooth", RateLimit.builder(100, HOUR).burst(2).build());
         assertThat(limiter.tryAcquire(2).allowed()).isTrue();
@@ -142,7 +147,7 @@ class RateLimiterIT {
         assertThat(refused.resetAfter()).isEqualTo(refused.retryAfter());
     }
 
-    @Test
+    @OnEveryTopology
     void peekTellsWithoutTaking() {
         RateLimiter limiter = baton.rateLimiter("quota", RateLimit.of(5, HOUR));
         for (int i = 0; i < 20; i++) {
@@ -159,7 +164,7 @@ class RateLimiterIT {
         assertThat(keys()).as("a peek on a fresh limiter writes nothing").noneMatch(k -> k.contains("{fresh}"));
     }
 
-    @Test
+    @OnEveryTopology
     void severalLimitsAreChargedAllOrNothing() {
         RateLimit hourly = RateLimit.of(5, HOUR);
         RateLimit tight = RateLimit.of(3, HOUR);
@@ -214,7 +219,7 @@ class RateLimiterIT {
                 .isLessThan(Duration.ofMillis(100));
     }
 
-    @Test
+    @OnEveryTopology
     void allLimitsOfOneLimiterLiveInOneHashSlot() {
         baton.rateLimiter("slot{test}", RateLimit.of(5, HOUR),
                 RateLimit.builder(5, HOUR).algorithm(Algorithm.SLIDING_WINDOW_LOG).build(),
@@ -262,7 +267,7 @@ class RateLimiterIT {
         }
     }
 
-    @Test
+    @OnEveryTopology
     void slidingWindowLogAdmitsExactlyItsPermitsInAnyWindow() {
         Duration window = Duration.ofMillis(800);
         RateLimiter limiter = baton.rateLimiter("log",
@@ -280,7 +285,7 @@ class RateLimiterIT {
         assertThat(Measure.millisSince(first)).isBetween(window.toMillis() - 60, window.toMillis() + 2000);
     }
 
-    @Test
+    @OnEveryTopology
     void fixedWindowsAreAlignedToThePeriodOnTheRedisClock() {
         RateLimiter limiter = baton.rateLimiter("fixed", RateLimit.builder(3, HOUR).algorithm(Algorithm.FIXED_WINDOW)
                 .build());
@@ -331,24 +336,29 @@ class RateLimiterIT {
             done.add(f.get());
         }
         Collections.sort(done);
-        for (int i = 1; i < done.size(); i++) {
-            assertThat((done.get(i) - done.get(i - 1)) / 1_000_000).as("spacing").isGreaterThanOrEqualTo(300);
+        // No caller returns before its own slot (500, 1000 and 1500 ms after the first grant). Judged against the
+        // slots, not the gaps between returns: a loaded machine may wake one caller late, which shortens the gap to
+        // the next without anyone having been early.
+        for (int i = 0; i < done.size(); i++) {
+            assertThat((done.get(i) - start) / 1_000_000).as("caller %d's slot", i + 1)
+                    .isGreaterThanOrEqualTo((i + 1) * 500L - 10);
         }
-        assertThat((done.get(2) - start) / 1_000_000).as("the third slot").isGreaterThanOrEqualTo(3 * 500 - 10);
     }
 
     @Test
     void acquireAsyncCompletesWhenTheReservationIsDue() {
-        RateLimiter limiter = baton.rateLimiter("async", RateLimit.builder(10, Duration.ofSeconds(1)).burst(1).build());
-        long start = System.nanoTime(); // before the first grant, whose Redis time starts the 100 ms
+        RateLimiter limiter = baton.rateLimiter("async", RateLimit.builder(2, Duration.ofSeconds(1)).burst(1).build());
+        long start = System.nanoTime(); // before the first grant, whose Redis time starts the 500 ms
         assertThat(limiter.tryAcquireAsync(1).join().allowed()).isTrue();
         CompletableFuture<RateLimitDecision> reserved = limiter.acquireAsync(1, Duration.ofSeconds(1));
-        assertThat(reserved.join().allowed()).isTrue();
-        assertThat(Measure.millisSince(start)).isBetween(99L, 3000L);
+        // While the reservation waits, the permit after it is a whole interval further: who will not wait is refused.
+        // (Asked before the reservation is due, so that a slow machine cannot let that next permit come due first.)
         assertThat(limiter.tryAcquireAsync(1, Duration.ZERO).join().allowed()).isFalse();
         assertThatThrownBy(() -> limiter.acquireAsync(1, Duration.ZERO).join())
                 .isInstanceOf(CompletionException.class).cause().isInstanceOfSatisfying(
                         RateLimitExceededException.class, e -> assertThat(e.decision().allowed()).isFalse());
+        assertThat(reserved.join().allowed()).isTrue();
+        assertThat(Measure.millisSince(start)).isBetween(499L, 3000L);
         CompletableFuture<RateLimitDecision> later = limiter.tryAcquireAsync(1, Duration.ofSeconds(1));
         assertThat(later.join().allowed()).as("tryAcquireAsync with a wait reserves and completes when due").isTrue();
     }
@@ -363,7 +373,7 @@ class RateLimiterIT {
         }
         for (String key : List.of("baton:rate:{idle-GCRA}:0g", "baton:rate:{idle-SLIDING_WINDOW_LOG}:0s",
                 "baton:rate:{idle-SLIDING_WINDOW_LOG}:0s:totals", "baton:rate:{idle-FIXED_WINDOW}:0f")) {
-            long pttl = Long.parseLong(redis.server().command("PTTL", key));
+            long pttl = Long.parseLong(deployment.command(key, "PTTL", key));
             if (key.endsWith("f")) {
                 // lives until the aligned window ends, which may be any moment: gone (-2) is fine, no TTL (-1) is not
                 assertThat(pttl).as("TTL of %s", key).isNotEqualTo(-1L).isLessThanOrEqualTo(period.toMillis());
@@ -396,7 +406,7 @@ class RateLimiterIT {
         RateLimitDecision refused = lowered.peek();
         assertThat(refused.allowed()).isFalse();
         assertThat(refused.retryAfter()).isGreaterThan(Duration.ofSeconds(7));
-        assertThat(Long.parseLong(redis.server().command("PTTL", "baton:rate:{downgrade}:0g")))
+        assertThat(Long.parseLong(deployment.command("baton:rate:{downgrade}", "PTTL", "baton:rate:{downgrade}:0g")))
                 .as("TTL of the converted state, beyond the old 6 s").isGreaterThan(7_000L);
 
         baton.rateLimiter("burst", RateLimit.builder(1000, HOUR).burst(1000).build()).tryAcquire(1000);
@@ -418,11 +428,11 @@ class RateLimiterIT {
         limiter.peek();
         assertThat(totalsSum("totals")).isEqualTo(logSum("totals"));
 
-        redis.server().command("DEL", "baton:rate:{totals}:0s:totals");
-        long entries = Long.parseLong(redis.server().command("ZCARD", "baton:rate:{totals}:0s"));
+        deployment.command("baton:rate:{totals}", "DEL", "baton:rate:{totals}:0s:totals");
+        long entries = Long.parseLong(deployment.command("baton:rate:{totals}", "ZCARD", "baton:rate:{totals}:0s"));
         assertThat(limiter.tryAcquire().allowed()).isTrue();
         // At most one entry (the second) has left the window meanwhile; the new one must be added, not overwrite.
-        assertThat(Long.parseLong(redis.server().command("ZCARD", "baton:rate:{totals}:0s")))
+        assertThat(Long.parseLong(deployment.command("baton:rate:{totals}", "ZCARD", "baton:rate:{totals}:0s")))
                 .as("a new entry, not an old one overwritten").isGreaterThanOrEqualTo(entries);
         assertThat(totalsSum("totals")).isEqualTo(logSum("totals"));
     }
@@ -443,14 +453,14 @@ class RateLimiterIT {
         await().atMost(Duration.ofSeconds(5)).until(() -> redisMicros() > lastOfBatch + periodMicros);
 
         limiter.peek(); // charges nothing, but drops up to 256 expired entries and keeps the totals right
-        assertThat(Long.parseLong(redis.server().command("ZCARD", "baton:rate:{trim}:0s"))).isEqualTo(300 - 256 + 1);
+        assertThat(Long.parseLong(deployment.command("baton:rate:{trim}", "ZCARD", "baton:rate:{trim}:0s"))).isEqualTo(300 - 256 + 1);
         assertThat(totalsSum("trim")).isEqualTo(logSum("trim"));
         limiter.peek();
-        assertThat(Long.parseLong(redis.server().command("ZCARD", "baton:rate:{trim}:0s"))).isEqualTo(1);
+        assertThat(Long.parseLong(deployment.command("baton:rate:{trim}", "ZCARD", "baton:rate:{trim}:0s"))).isEqualTo(1);
         assertThat(totalsSum("trim")).isEqualTo(logSum("trim")).isEqualTo(1);
     }
 
-    @Test
+    @OnEveryTopology
     void aFixedWindowReservesIntoTheNextWindowOnly() {
         // A period whose current window has at least 3 s left, so that no boundary passes during the test.
         Duration period = List.of(10, 11, 13, 17, 19, 23, 29, 31, 37).stream().map(Duration::ofSeconds)
@@ -483,7 +493,7 @@ class RateLimiterIT {
         assertThat(limiter.peek().allowed()).isTrue();
     }
 
-    @Test
+    @OnEveryTopology
     void asyncResultsAreNotDeliveredOnTheRedisClientsEventLoop() {
         RateLimiter limiter = baton.rateLimiter("threads", RateLimit.builder(5, Duration.ofMillis(500)).burst(1).build());
         for (CompletableFuture<RateLimitDecision> f : List.of(limiter.tryAcquireAsync(1),
@@ -499,7 +509,7 @@ class RateLimiterIT {
         assertThat(limiter.tryAcquire().allowed()).isTrue();
         // 1 µs of debt: the key must still expire, never be written without a TTL.
         for (String key : keys()) {
-            assertThat(Long.parseLong(redis.server().command("PTTL", key))).isNotEqualTo(-1L);
+            assertThat(Long.parseLong(deployment.command(key, "PTTL", key))).isNotEqualTo(-1L);
         }
     }
 
@@ -549,11 +559,11 @@ class RateLimiterIT {
         assertThat(hourlyRefused.retryAfterSeconds()).isBetween(295L, 300L); // one of 12 an hour: 5 minutes
     }
 
-    @Test
+    @OnEveryTopology
     void aScriptFlushBetweenDecisionsIsRecoveredFrom() {
         RateLimiter limiter = baton.rateLimiter("flush", RateLimit.of(5, HOUR));
         limiter.tryAcquire();
-        redis.server().command("SCRIPT", "FLUSH");
+        deployment.command("baton:rate:{flush}", "SCRIPT", "FLUSH");
         assertThat(limiter.tryAcquire().remaining()).isEqualTo(3);
     }
 
@@ -566,21 +576,24 @@ class RateLimiterIT {
     }
 
     private long scriptsSince(long before) {
-        return Measure.scriptsRun(redis.server()) - before;
+        return deployment.scriptsRun() - before;
     }
 
     private long logScore(String name, String index) {
-        String[] entry = redis.server().command("ZRANGE", "baton:rate:{" + name + "}:0s", index, index, "WITHSCORES")
+        String[] entry = deployment.command("baton:rate:{" + name + "}", "ZRANGE",
+                "baton:rate:{" + name + "}:0s", index, index, "WITHSCORES")
                 .split("\n");
         return (long) Double.parseDouble(entry[1].trim());
     }
 
     private long totalsSum(String name) {
-        return Long.parseLong(redis.server().command("HGET", "baton:rate:{" + name + "}:0s:totals", "sum"));
+        return Long.parseLong(deployment.command("baton:rate:{" + name + "}", "HGET",
+                "baton:rate:{" + name + "}:0s:totals", "sum"));
     }
 
     private long logSum(String name) {
-        String members = redis.server().command("ZRANGE", "baton:rate:{" + name + "}:0s", "0", "-1");
+        String members = deployment.command("baton:rate:{" + name + "}", "ZRANGE",
+                "baton:rate:{" + name + "}:0s", "0", "-1");
         return Arrays.stream(members.split("\n")).filter(m -> !m.isBlank())
                 .mapToLong(m -> Long.parseLong(m.trim().split(":")[1])).sum();
     }
@@ -591,12 +604,12 @@ class RateLimiterIT {
     }
 
     private List<String> keys() {
-        String out = redis.server().command("KEYS", "baton:rate:*");
-        return out.isBlank() ? List.of() : Arrays.stream(out.split("\n")).filter(s -> !s.isBlank()).toList();
+        return deployment.keys("baton:rate:*");
     }
 
+    /** The time of a master; all nodes of every topology run on this machine, so any master's clock will do. */
     private long redisMicros() {
-        String[] time = redis.server().command("TIME").split("\n");
+        String[] time = deployment.masters().get(0).command("TIME").split("\n");
         return Long.parseLong(time[0].trim()) * 1_000_000 + Long.parseLong(time[1].trim());
     }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.support.Measure;
 import dev.baton.support.TestBatons;
+import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisExtension;
 import dev.baton.test.RedisServer;
 import java.net.ServerSocket;
@@ -104,6 +105,36 @@ class RedisOutageIT {
                 assertThat(held.isValid()).isFalse();
             } finally {
                 redis.server().resume();
+            }
+        }
+    }
+
+    /**
+     * A failover demotes the master Baton talks to until the client follows the promotion: its writes are then refused
+     * as READONLY. That is an outage (the next try, on the new master, may succeed), on every Redis version: 7 replies
+     * READONLY, 6.2 wraps it in a script error.
+     */
+    @Test
+    void aMasterDemotedToAReplicaIsAnOutageOnEveryRedisVersion() {
+        for (RedisBinary binary : List.of(RedisBinary.locate(), RedisBinary.embedded())) {
+            // Redis 7 would wait 5 s for more replicas before syncing this one.
+            try (RedisServer promoted = RedisServer.start(binary, List.of("--repl-diskless-sync-delay", "0"));
+                 RedisServer demoted = RedisServer.start(binary, List.of());
+                 Baton onDemoted = TestBatons.connect(demoted.uri())) {
+                DistributedLock lock = onDemoted.lock("demoted");
+                assertThat(lock.tryLock()).isTrue();
+                lock.unlock();
+                demoted.command("REPLICAOF", promoted.host(), Integer.toString(promoted.port()));
+                await().atMost(Duration.ofSeconds(30)).until(() -> demoted.command("INFO", "replication")
+                        .contains("master_link_status:up"));
+                for (Runnable call : List.<Runnable>of(lock::tryLock, lock::forceUnlock,
+                        () -> onDemoted.rateLimiter("demoted", RateLimit.of(1, Duration.ofHours(1))).tryAcquire())) {
+                    assertThatThrownBy(call::run).as("on %s", binary.version())
+                            .isExactlyInstanceOf(BatonUnavailableException.class).hasMessageContaining("READONLY");
+                }
+                demoted.command("REPLICAOF", "NO", "ONE");
+                assertThat(lock.tryLock()).as("the same Baton, once it talks to a master again").isTrue();
+                lock.unlock();
             }
         }
     }

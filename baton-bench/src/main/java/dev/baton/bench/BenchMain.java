@@ -49,6 +49,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}). The skip
  * options apply to the rate part too, so {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved
  * cross-check and memory figures (2 minutes).
+ *
+ * <p>{@code --replica-ack-failover [options]} runs, instead of the benchmarks, the failover experiment of
+ * {@link ReplicaAckFailover} (its own options follow).
  */
 public final class BenchMain {
 
@@ -140,8 +143,9 @@ public final class BenchMain {
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
                                 + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
-                                + " [--skip-handoff]"
-                                + " [--skip-rate | --rate-only | --topologies]");
+                                + " [--skip-handoff] [--skip-rate | --rate-only | --topologies]"
+                                + "\n   or: java -jar baton-bench/target/benchmarks.jar"
+                                + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
@@ -162,6 +166,11 @@ public final class BenchMain {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--replica-ack-failover")) {
+            // A separate experiment with a Sentinel group of its own, not a benchmark: see ReplicaAckFailover.
+            ReplicaAckFailover.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
+        }
         Settings settings = Settings.parse(args);
         if (System.getProperty(RELAUNCHED) == null) {
             Path jar = ownJar();

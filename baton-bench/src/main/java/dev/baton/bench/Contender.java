@@ -1,6 +1,7 @@
 package dev.baton.bench;
 
 import dev.baton.Baton;
+import dev.baton.BatonConfig;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import io.lettuce.core.RedisClient;
@@ -52,6 +53,8 @@ abstract class Contender implements AutoCloseable {
     static final String WRITING_SCRIPT_FLOOR = "writing-script-floor";
     static final String SETNX_FLOOR = "setnx-floor";
     static final String BATON_SCRIPTS = "baton-scripts";
+    /** Baton whose acquisitions wait for 1 replica ({@code replicaAcknowledged(1, 2 s)}); Sentinel only. */
+    static final String BATON_ACKED = "baton-acked";
 
     /** The lock libraries compared; the floor is added where a scenario reports it. */
     static final List<String> LOCKS = List.of(BATON, REDISSON);
@@ -65,7 +68,9 @@ abstract class Contender implements AutoCloseable {
     static Contender open(String kind, RedisTarget target) {
         switch (kind.toLowerCase(Locale.ROOT)) {
             case BATON:
-                return new BatonContender(target);
+                return new BatonContender(target.baton());
+            case BATON_ACKED:
+                return new BatonContender(target.batonAcknowledged(1, Duration.ofSeconds(2)));
             case REDISSON:
                 return new RedissonContender(target);
             case PING_FLOOR:
@@ -78,8 +83,8 @@ abstract class Contender implements AutoCloseable {
                 return new BatonScripts(target.uri());
             default:
                 throw new IllegalArgumentException("unknown contender '" + kind + "', expected one of "
-                        + List.of(BATON, REDISSON, PING_FLOOR, SCRIPT_FLOOR, WRITING_SCRIPT_FLOOR, SETNX_FLOOR,
-                        BATON_SCRIPTS));
+                        + List.of(BATON, BATON_ACKED, REDISSON, PING_FLOOR, SCRIPT_FLOOR, WRITING_SCRIPT_FLOOR,
+                        SETNX_FLOOR, BATON_SCRIPTS));
         }
     }
 
@@ -92,8 +97,8 @@ abstract class Contender implements AutoCloseable {
     private static final class BatonContender extends Contender {
         private final Baton baton;
 
-        BatonContender(RedisTarget target) {
-            this.baton = Baton.connect(target.baton());
+        BatonContender(BatonConfig config) {
+            this.baton = Baton.connect(config);
         }
 
         @Override
@@ -241,11 +246,11 @@ abstract class Contender implements AutoCloseable {
      * Baton's {@code lock-acquire.lua} and {@code lock-release.lua}, loaded from baton-core as Baton loads them, sent
      * on one Lettuce sync connection with the arguments a {@code lock()} and {@code unlock()} of Baton send (owner,
      * watchdog lease, holder description, token retention, no held token, "will wait"; owner, token, channel, "no
-     * local waiters"). No re-entry, no waiting, no watchdog: a reference, not a lock.
+     * local waiters", "classic pub/sub"). No re-entry, no waiting, no watchdog: a reference, not a lock.
      */
     private static final class BatonScripts extends Contender {
         private static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
-        private static final Script RELEASE = Script.load("lock-release", "owns");
+        private static final Script RELEASE = Script.load("lock-release", "owns", "notify");
         private static final String LEASE = "30000";
         private static final String RETENTION = Long.toString(Duration.ofDays(1).toMillis());
         private static final ThreadLocal<String> OWNER =
@@ -305,7 +310,7 @@ abstract class Contender implements AutoCloseable {
                 @Override
                 public void unlock() {
                     sync.evalsha(RELEASE.sha(), ScriptOutputType.INTEGER, releaseKeys, OWNER.get(),
-                            Long.toString(TOKEN.get()[0]), channel, "0");
+                            Long.toString(TOKEN.get()[0]), channel, "0", "0");
                 }
 
                 @Override

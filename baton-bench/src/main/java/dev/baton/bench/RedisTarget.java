@@ -4,6 +4,7 @@ import dev.baton.BatonConfig;
 import dev.baton.test.RedisCluster;
 import dev.baton.test.RedisSentinelGroup;
 import dev.baton.test.RedisServer;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.redisson.config.Config;
@@ -47,6 +48,19 @@ record RedisTarget(String topology, List<String> addresses, String masterName, L
 
     /** Baton's configuration for this target, with its defaults otherwise. */
     BatonConfig baton() {
+        return batonBuilder().build();
+    }
+
+    /**
+     * Baton with replica-acknowledged locks: every acquisition counts once {@code replicas} replicas have it,
+     * waiting at most {@code timeout} (generous here, so that a loaded machine slows the benchmark down rather than
+     * failing acquisitions). Sentinel (or standalone with replicas) only: Baton refuses it on a Cluster.
+     */
+    BatonConfig batonAcknowledged(int replicas, Duration timeout) {
+        return batonBuilder().replicaAcknowledged(replicas, timeout).build();
+    }
+
+    private BatonConfig.Builder batonBuilder() {
         BatonConfig.Builder builder = BatonConfig.builder();
         switch (topology) {
             case SENTINEL -> builder.uri("redis-sentinel://" + String.join(",",
@@ -54,7 +68,7 @@ record RedisTarget(String topology, List<String> addresses, String masterName, L
             case CLUSTER -> builder.cluster(addresses.toArray(String[]::new));
             default -> builder.uri(addresses.get(0));
         }
-        return builder.build();
+        return builder;
     }
 
     /** Redisson's configuration for this target, with its defaults otherwise. */

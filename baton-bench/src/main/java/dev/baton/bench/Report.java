@@ -466,7 +466,7 @@ final class Report {
                     double max = r.opsPerSecond.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
                     Percentiles p = r.latencies.isEmpty() ? null : Percentiles.pooled(r.latencies);
                     TopologyComparison.Slices base = standalone == null ? null : standalone.get(c.getKey());
-                    boolean baton = c.getKey().equals(Contender.BATON);
+                    boolean baton = c.getKey().startsWith(Contender.BATON);
                     md.append("| ").append(w.getKey().label).append(" | ").append(t.getKey()).append(" | ")
                             .append(c.getKey()).append(" | ").append(ops(r.medianOps())).append(" | ").append(ops(min))
                             .append("–").append(ops(max)).append(" | ")
@@ -481,6 +481,7 @@ final class Report {
                 }
             }
         }
+        appendAcknowledgementCost(md);
         md.append("\nWithin a workload, every topology and contender pair runs ").append(settings.topologySlices())
                 .append(" slices of ").append(settings.crossCheckSlice().toMillis()).append(" ms in turn, rotating who"
                         + " goes first, after 1 s of warm-up each; ops/s is the median of the slices. p50/p99: every"
@@ -491,6 +492,33 @@ final class Report {
                 .append(RateLimiterContender.Rate.PER_KEY).append(" per contender, one picked at random per"
                         + " decision (nearly all granted). / standalone: ops/s against the same contender on the"
                         + " standalone server.\n\n");
+    }
+
+    /** What replica acknowledgement costs behind Sentinel: baton-acked against plain Baton on the same servers. */
+    private void appendAcknowledgementCost(StringBuilder md) {
+        StringBuilder line = new StringBuilder();
+        for (Map.Entry<TopologyComparison.Workload, Map<String, Map<String, TopologyComparison.Slices>>> w
+                : topologies.slices.entrySet()) {
+            Map<String, TopologyComparison.Slices> sentinel = w.getValue().get(RedisTarget.SENTINEL);
+            TopologyComparison.Slices acked = sentinel == null ? null : sentinel.get(Contender.BATON_ACKED);
+            TopologyComparison.Slices plain = sentinel == null ? null : sentinel.get(Contender.BATON);
+            if (acked == null || plain == null) {
+                continue;
+            }
+            line.append(line.length() == 0 ? "" : "; ").append(w.getKey().label).append(String.format(Locale.ROOT,
+                    ": %s against %s ops/s (%.2fx)", ops(acked.medianOps()), ops(plain.medianOps()),
+                    acked.medianOps() / plain.medianOps()));
+            if (!acked.latencies.isEmpty() && !plain.latencies.isEmpty()) {
+                line.append(String.format(Locale.ROOT, ", p50 %s against %s µs",
+                        us(Percentiles.pooled(acked.latencies).micros(50)),
+                        us(Percentiles.pooled(plain.latencies).micros(50))));
+            }
+        }
+        if (line.length() > 0) {
+            md.append("\nReplica acknowledgement behind Sentinel (").append(Contender.BATON_ACKED)
+                    .append(": `replicaAcknowledged(1, 2 s)`, a `WAIT` for 1 of the 2 replicas after every acquisition,"
+                            + " against plain Baton on the same servers): ").append(line).append(".\n");
+        }
     }
 
     private void appendConcurrentCheck(StringBuilder md) {

@@ -32,11 +32,24 @@ import java.util.concurrent.locks.Lock;
  * costs all the redis-server processes of the topology (replicas and sentinels included), from /proc.
  */
 final class TopologyComparison {
-    /**
-     * The contenders. A Baton variant (say, replica-acknowledged writes once {@code BatonConfig} offers them) goes
-     * here and in {@link #open}, and every table of the report then shows it beside the others.
-     */
+    /** The contenders on every topology and workload. */
     static final List<String> CONTENDERS = List.of(Contender.BATON, Contender.REDISSON);
+    /**
+     * Baton variants measured only where they apply: replica-acknowledged locks behind Sentinel (Baton refuses them
+     * on a Cluster, and a standalone server has no replica to wait for). Another variant goes here and in
+     * {@link Contender#open(String, RedisTarget)}.
+     */
+    static final List<String> SENTINEL_LOCK_VARIANTS = List.of(Contender.BATON_ACKED);
+
+    /** Who runs a workload on a topology. */
+    static List<String> contenders(Workload w, String topology) {
+        if (w != Workload.RATE_8 && topology.equals(RedisTarget.SENTINEL)) {
+            List<String> all = new ArrayList<>(CONTENDERS);
+            all.addAll(SENTINEL_LOCK_VARIANTS);
+            return all;
+        }
+        return CONTENDERS;
+    }
     static final int RATE_LIMITERS = 1_000;
     private static final Duration IDLE_MEASURE = Duration.ofSeconds(3);
 
@@ -130,7 +143,7 @@ final class TopologyComparison {
         try {
             Map<String, Lock[]> locks = new LinkedHashMap<>();
             for (RedisTarget target : targets) {
-                for (String kind : CONTENDERS) {
+                for (String kind : contenders(Workload.LOCK_8, target.topology())) {
                     Contender client = Contender.open(kind, target);
                     clients.put(key(target, kind), client);
                     Lock[] own = new Lock[Workload.LOCK_8.threads];
@@ -193,7 +206,7 @@ final class TopologyComparison {
         List<RedisTarget> pairTargets = new ArrayList<>();
         List<String> pairKinds = new ArrayList<>();
         for (RedisTarget target : targets) {
-            for (String kind : CONTENDERS) {
+            for (String kind : contenders(w, target.topology())) {
                 pairTargets.add(target);
                 pairKinds.add(kind);
             }

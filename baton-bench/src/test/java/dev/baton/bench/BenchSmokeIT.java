@@ -173,7 +173,7 @@ class BenchSmokeIT {
                     .containsOnlyKeys(RedisTarget.STANDALONE, RedisTarget.SENTINEL, RedisTarget.CLUSTER);
             byTopology.forEach((topology, byContender) -> {
                 assertThat(byContender).as(workload.label + " on " + topology)
-                        .containsOnlyKeys(TopologyComparison.CONTENDERS);
+                        .containsOnlyKeys(TopologyComparison.contenders(workload, topology));
                 byContender.forEach((contender, slices) -> assertThat(slices.medianOps())
                         .as(workload.label + ", " + contender + " on " + topology).isPositive());
             });
@@ -181,6 +181,9 @@ class BenchSmokeIT {
         Report report = new Report(BenchMain.Settings.parse(
                 new String[] {"--topologies", "--quick", "--out", dir.resolve("t.md").toString()}));
         report.topologies = result;
-        assertThat(report.markdown()).contains("## Topologies", "| sentinel | baton |", "| cluster | redisson |");
+        assertThat(result.slices.get(TopologyComparison.Workload.LOCK_1).get(RedisTarget.SENTINEL))
+                .containsKey(Contender.BATON_ACKED);
+        assertThat(report.markdown()).contains("## Topologies", "| sentinel | baton |", "| cluster | redisson |",
+                "| sentinel | baton-acked |", "Replica acknowledgement behind Sentinel");
     }
 }

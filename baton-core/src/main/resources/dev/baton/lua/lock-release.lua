@@ -5,6 +5,7 @@
 -- ARGV[2]  fencing token of the hold being released
 -- ARGV[3]  release channel (pub/sub) of this lock
 -- ARGV[4]  "1" to publish even if no waiter marked the hash (the releasing Baton has local waiters)
+-- ARGV[5]  "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 --
 -- Reply: n > 0  still held by the owner with n holds left
 --        0      released (and published on the channel if anyone waits)
@@ -21,6 +22,6 @@ if held[3] ~= '1' then
 end
 redis.call('DEL', KEYS[1])
 if held[4] or ARGV[4] == '1' then
-  redis.call('PUBLISH', ARGV[3], 'released')
+  notify(ARGV[3], ARGV[5])
 end
 return 0

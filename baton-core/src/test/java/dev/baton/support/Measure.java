@@ -24,9 +24,12 @@ public final class Measure {
         }
     }
 
-    /** Subscribers of a channel, as Redis counts them (PUBSUB NUMSUB). */
+    /** Subscribers of a channel, as Redis counts them: classic ({@code PUBSUB NUMSUB}) and sharded ones. */
     public static long subscribers(RedisServer server, String channel) {
-        return Long.parseLong(server.command("PUBSUB", "NUMSUB", channel).split("\n")[1]);
+        long classic = Long.parseLong(server.command("PUBSUB", "NUMSUB", channel).split("\n")[1]);
+        // On a Cluster of Redis 7, Baton's waiters listen with SSUBSCRIBE, which only SHARDNUMSUB counts.
+        return server.binary().version().startsWith("6.") ? classic
+                : classic + Long.parseLong(server.command("PUBSUB", "SHARDNUMSUB", channel).split("\n")[1]);
     }
 
     /**

@@ -12,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -33,7 +34,8 @@ import java.util.regex.Pattern;
  * job does not test against an unexpected Redis version. If nothing is found and no embedded binary exists for this
  * platform, lookup fails with an {@link IllegalStateException} explaining how to provide one.
  *
- * <p>Instances are immutable apart from the lazily cached {@link #version()}, and are safe to share between threads.
+ * <p>Instances are immutable apart from the lazily cached {@link #version()}, and are safe to share between threads;
+ * {@link #supportsTls()} is cached per path for the JVM.
  */
 public final class RedisBinary {
 
@@ -46,6 +48,7 @@ public final class RedisBinary {
     private static final String EXECUTABLE_NAME = "redis-server";
     private static final long VERSION_TIMEOUT_SECONDS = 10;
     private static final Pattern VERSION = Pattern.compile("\\bv=(\\d[^\\s]*)");
+    private static final byte[] OPENSSL_MARKER = "SSL_CTX_new".getBytes(StandardCharsets.US_ASCII);
 
     /** Where a binary was found. */
     public enum Source {
@@ -59,6 +62,8 @@ public final class RedisBinary {
 
     // Guarded by RedisBinary.class; extraction happens at most once per JVM (a failed attempt is retried).
     private static Path extractedEmbedded;
+    /** {@link #supportsTls()} by path: {@link #locate()} makes a new instance per call, and a binary is megabytes. */
+    private static final Map<Path, Boolean> TLS_SUPPORT = new ConcurrentHashMap<>();
 
     private final Path path;
     private final Source source;
@@ -144,6 +149,38 @@ public final class RedisBinary {
         return v;
     }
 
+    /**
+     * Whether the binary has TLS built in ({@code BUILD_TLS=yes}), as {@link RedisServer#startTls} needs. Told from
+     * the binary itself, without running it: a build with TLS links OpenSSL, whose {@code SSL_CTX_new} its symbol
+     * table names (statically or dynamically linked alike). Every binary of the embedded-redis jar has it. The answer
+     * is cached for the JVM's lifetime.
+     *
+     * @return true if the binary links OpenSSL
+     * @throws UncheckedIOException if the binary cannot be read
+     */
+    public boolean supportsTls() {
+        return TLS_SUPPORT.computeIfAbsent(path, p -> contains(OPENSSL_MARKER));
+    }
+
+    private boolean contains(byte[] marker) {
+        byte[] content;
+        try {
+            content = Files.readAllBytes(path);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read " + path, e);
+        }
+        outer:
+        for (int i = 0; i + marker.length <= content.length; i++) {
+            for (int j = 0; j < marker.length; j++) {
+                if (content[i + j] != marker[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+
     private String readVersion() {
         Process process;
         try {
@@ -180,7 +217,15 @@ public final class RedisBinary {
         return Files.isRegularFile(p) && Files.isExecutable(p);
     }
 
-    private static RedisBinary embedded() {
+    /**
+     * The binary inside the embedded-redis jar (Redis 6.2), extracted to a temporary file once per JVM, whatever
+     * {@value #ENV_VAR} and {@code PATH} say: for a test that must run on Redis 6.2, say to check a fallback for
+     * servers without Redis 7's commands.
+     *
+     * @return the embedded binary
+     * @throws IllegalStateException if the jar has no binary for this platform or it cannot be extracted
+     */
+    public static RedisBinary embedded() {
         return new RedisBinary(extractEmbedded(), Source.EMBEDDED);
     }
 

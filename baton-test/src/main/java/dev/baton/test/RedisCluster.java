@@ -63,6 +63,8 @@ public final class RedisCluster implements AutoCloseable {
             "--cluster-replica-validity-factor", "0",
             // 7.x syncs diskless by default and would wait 5 s for more replicas before a full sync.
             "--repl-diskless-sync-delay", "0");
+    private static final List<String> TLS_NODE_OPTIONS = concat(NODE_OPTIONS,
+            List.of("--tls-cluster", "yes", "--tls-replication", "yes"));
 
     private final List<RedisServer> nodes;
     /** Node ids, by index in {@link #nodes}; stable across restarts thanks to nodes.conf. Set once by create(). */
@@ -92,11 +94,45 @@ public final class RedisCluster implements AutoCloseable {
      *                               then)
      */
     public static RedisCluster start(RedisBinary binary) {
+        return start(binary, null);
+    }
+
+    /**
+     * Starts a cluster that speaks TLS only, with the binary found by {@link RedisBinary#locate()}; see
+     * {@link #startTls(RedisBinary, TlsFiles)}.
+     *
+     * @param tls the certificates every node presents and checks its peers against
+     * @return the cluster, ready (see the class documentation)
+     * @throws IllegalStateException if no binary is found, it has no TLS support, or the cluster does not become
+     *                               ready (every node started is closed then)
+     */
+    public static RedisCluster startTls(TlsFiles tls) {
+        return startTls(RedisBinary.locate(), tls);
+    }
+
+    /**
+     * Starts a cluster whose nodes speak TLS only ({@link RedisServer#startTls(RedisBinary, TlsFiles, List)}), to
+     * clients, on the cluster bus ({@code --tls-cluster yes}) and for replication ({@code --tls-replication yes}),
+     * all with the certificates of {@code tls}. The nodes announce their TLS ports, so a client that discovers the
+     * cluster from {@link #seedUris()} ({@code rediss://...}) finds every node over TLS.
+     *
+     * @param binary the {@code redis-server} to run on every node; it must be built with TLS
+     * @param tls    the certificates every node presents and checks its peers against
+     * @return the cluster, ready (see the class documentation)
+     * @throws IllegalStateException if the binary has no TLS support, or the cluster does not become ready within
+     *                               60 s (every node started is closed then)
+     */
+    public static RedisCluster startTls(RedisBinary binary, TlsFiles tls) {
+        return start(binary, Objects.requireNonNull(tls, "tls"));
+    }
+
+    private static RedisCluster start(RedisBinary binary, TlsFiles tls) {
         Objects.requireNonNull(binary, "binary");
         List<RedisServer> started = new ArrayList<>(NODES);
         try {
             for (int i = 0; i < NODES; i++) {
-                started.add(RedisServer.start(binary, NODE_OPTIONS));
+                started.add(tls == null ? RedisServer.start(binary, NODE_OPTIONS)
+                        : RedisServer.startTls(binary, tls, TLS_NODE_OPTIONS));
             }
             RedisCluster cluster = new RedisCluster(started);
             cluster.create();
@@ -116,7 +152,7 @@ public final class RedisCluster implements AutoCloseable {
     /**
      * The URIs of all nodes, for a cluster client to discover the cluster from.
      *
-     * @return {@code redis://127.0.0.1:<port>} of every node, in node order
+     * @return {@code redis://127.0.0.1:<port>} of every node ({@code rediss://} for a TLS cluster), in node order
      */
     public List<String> seedUris() {
         return nodes.stream().map(RedisServer::uri).collect(Collectors.toUnmodifiableList());
@@ -483,6 +519,12 @@ public final class RedisCluster implements AutoCloseable {
     /** Nodes whose process runs and is not paused: the ones that can answer. */
     private List<RedisServer> live() {
         return nodes.stream().filter(n -> n.isRunning() && !n.isPaused()).collect(Collectors.toList());
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return List.copyOf(all);
     }
 
     private static boolean answers(RedisServer node) {

@@ -23,6 +23,9 @@ import java.util.stream.Collectors;
  * master and is turned into a replica only once the sentinels notice it (several seconds later), and a restarted
  * replica follows the master it was started with until the sentinels correct it.
  *
+ * <p>{@link #startWithPasswords(String, String)} starts a group whose data nodes and sentinels require passwords, a
+ * different one each; {@link #startTls(TlsFiles)} one that speaks TLS only.
+ *
  * <p>Guarantees:
  * <ul>
  *   <li>{@link #start()} returns only once both replicas are in sync with the master and every sentinel reports
@@ -59,12 +62,21 @@ public final class RedisSentinelGroup implements AutoCloseable {
     // 7.x syncs diskless by default and would wait 5 s for more replicas before a full sync.
     private static final List<String> DATA_NODE_OPTIONS = List.of("--repl-diskless-sync-delay", "0");
 
+    /** Replication, and the sentinels' own connections, over TLS too. */
+    private static final List<String> TLS_OPTIONS = List.of("--tls-replication", "yes");
+
     private final List<RedisServer> dataNodes;
     private final List<RedisServer> sentinels;
+    private final boolean tls;
 
-    private RedisSentinelGroup(List<RedisServer> dataNodes, List<RedisServer> sentinels) {
+    private RedisSentinelGroup(List<RedisServer> dataNodes, List<RedisServer> sentinels, boolean tls) {
         this.dataNodes = List.copyOf(dataNodes);
         this.sentinels = List.copyOf(sentinels);
+        this.tls = tls;
+    }
+
+    private static RedisServer startDataNode(RedisBinary binary, TlsFiles tls, List<String> options) {
+        return tls == null ? RedisServer.start(binary, options) : RedisServer.startTls(binary, tls, options);
     }
 
     /**
@@ -87,24 +99,114 @@ public final class RedisSentinelGroup implements AutoCloseable {
      *                               then)
      */
     public static RedisSentinelGroup start(RedisBinary binary) {
+        return start(binary, null, null, null);
+    }
+
+    /**
+     * Starts a group that speaks TLS only, with the binary found by {@link RedisBinary#locate()}; see
+     * {@link #startTls(RedisBinary, TlsFiles)}.
+     *
+     * @param tls the certificates every node presents and checks its peers against
+     * @return the group, ready (see the class documentation)
+     * @throws IllegalStateException if no binary is found, it has no TLS support, or the group does not become ready
+     *                               (every node started is closed then)
+     */
+    public static RedisSentinelGroup startTls(TlsFiles tls) {
+        return startTls(RedisBinary.locate(), tls);
+    }
+
+    /**
+     * Starts a group whose data nodes and sentinels all speak TLS only
+     * ({@link RedisServer#startTls(RedisBinary, TlsFiles, List)}), to clients and to each other
+     * ({@code --tls-replication yes}: replication, and the sentinels' connections to the data nodes and to each
+     * other), with the certificates of {@code tls}. {@link #sentinelUri()} is then
+     * {@code rediss-sentinel://...}.
+     *
+     * @param binary the {@code redis-server} to run; it must be built with TLS
+     * @param tls    the certificates every node presents and checks its peers against
+     * @return the group, ready (see the class documentation)
+     * @throws IllegalStateException if the binary has no TLS support, or the group does not become ready within
+     *                               60 s (every node started is closed then)
+     */
+    public static RedisSentinelGroup startTls(RedisBinary binary, TlsFiles tls) {
+        return start(binary, null, null, Objects.requireNonNull(tls, "tls"));
+    }
+
+    /**
+     * Starts a group with the binary found by {@link RedisBinary#locate()} whose data nodes and sentinels require
+     * passwords of their own; see {@link #startWithPasswords(RedisBinary, String, String)}.
+     *
+     * @param dataNodePassword the password of the data nodes' default user
+     * @param sentinelPassword the password of the sentinels' default user
+     * @return the group, ready (see the class documentation)
+     * @throws IllegalArgumentException if a password is empty
+     * @throws IllegalStateException    if no binary is found or the group does not become ready (every node started
+     *                                  is closed then)
+     */
+    public static RedisSentinelGroup startWithPasswords(String dataNodePassword, String sentinelPassword) {
+        return startWithPasswords(RedisBinary.locate(), dataNodePassword, sentinelPassword);
+    }
+
+    /**
+     * Starts a group whose data nodes require one password and whose sentinels require another, as production
+     * deployments often have it: data nodes run with {@code --requirepass} and {@code --masterauth} set to
+     * {@code dataNodePassword} (so that replicas, and a demoted master, can replicate), the sentinels with
+     * {@code --requirepass} set to {@code sentinelPassword} (which they also use to talk to each other) and
+     * {@code sentinel auth-pass} set to {@code dataNodePassword} (to monitor and reconfigure the data nodes). A client
+     * must then give the sentinel password to the sentinels and the data node password to the master;
+     * {@link #sentinelUri()} carries neither. The kit authenticates its own connections to every node, so every
+     * guarantee of the class documentation holds.
+     *
+     * @param binary           the {@code redis-server} to run
+     * @param dataNodePassword the password of the data nodes' default user
+     * @param sentinelPassword the password of the sentinels' default user
+     * @return the group, ready (see the class documentation)
+     * @throws IllegalArgumentException if a password is empty
+     * @throws IllegalStateException    if the group does not become ready within 60 s (every node started is closed
+     *                                  then)
+     */
+    public static RedisSentinelGroup startWithPasswords(RedisBinary binary, String dataNodePassword,
+                                                        String sentinelPassword) {
+        requirePassword(dataNodePassword, "dataNodePassword");
+        requirePassword(sentinelPassword, "sentinelPassword");
+        return start(binary, dataNodePassword, sentinelPassword, null);
+    }
+
+    private static RedisSentinelGroup start(RedisBinary binary, String dataNodePassword, String sentinelPassword,
+                                            TlsFiles tls) {
         Objects.requireNonNull(binary, "binary");
         List<RedisServer> dataNodes = new ArrayList<>();
         List<RedisServer> sentinels = new ArrayList<>();
+        List<String> dataNodeOptions = new ArrayList<>(DATA_NODE_OPTIONS);
+        if (tls != null) {
+            dataNodeOptions.addAll(TLS_OPTIONS);
+        }
+        if (dataNodePassword != null) {
+            dataNodeOptions.addAll(List.of("--requirepass", dataNodePassword, "--masterauth", dataNodePassword));
+        }
+        List<String> sentinelOptions = new ArrayList<>(List.of("--sentinel"));
+        if (tls != null) {
+            sentinelOptions.addAll(TLS_OPTIONS);
+        }
+        if (sentinelPassword != null) {
+            sentinelOptions.addAll(List.of("--requirepass", sentinelPassword));
+        }
         try {
-            RedisServer master = RedisServer.start(binary, DATA_NODE_OPTIONS);
+            RedisServer master = startDataNode(binary, tls, dataNodeOptions);
             dataNodes.add(master);
-            List<String> replicaOptions = new ArrayList<>(DATA_NODE_OPTIONS);
+            List<String> replicaOptions = new ArrayList<>(dataNodeOptions);
             replicaOptions.addAll(List.of("--replicaof", master.host(), Integer.toString(master.port())));
             for (int i = 0; i < REPLICAS; i++) {
-                dataNodes.add(RedisServer.start(binary, replicaOptions));
+                dataNodes.add(startDataNode(binary, tls, replicaOptions));
             }
             // Replicas in sync before the sentinels start, so that their first look shows a healthy group.
             Await.until("the replicas to sync with " + master, TIMEOUT,
                     () -> replicationProblem(master, dataNodes), () -> NodeLogs.tails(labels(dataNodes, sentinels)));
             for (int i = 0; i < SENTINELS; i++) {
-                sentinels.add(RedisServer.startWithConfigFile(binary, sentinelConfig(master), List.of("--sentinel")));
+                sentinels.add(RedisServer.startWithConfigFile(binary, sentinelConfig(master, dataNodePassword), tls,
+                        sentinelOptions));
             }
-            RedisSentinelGroup group = new RedisSentinelGroup(dataNodes, sentinels);
+            RedisSentinelGroup group = new RedisSentinelGroup(dataNodes, sentinels, tls != null);
             Await.until("the sentinels to be ready", TIMEOUT, () -> group.readinessProblem(master), group::logTails);
             return group;
         } catch (RuntimeException | Error e) {
@@ -132,9 +234,11 @@ public final class RedisSentinelGroup implements AutoCloseable {
      * The URI with which Baton (and Lettuce) connect through the sentinels.
      *
      * @return {@code redis-sentinel://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>#baton-master}
+     *         ({@code rediss-sentinel://} for a {@linkplain #startTls(RedisBinary, TlsFiles) TLS group}), without
+     *         credentials even if the group {@linkplain #startWithPasswords(String, String) requires passwords}
      */
     public String sentinelUri() {
-        return "redis-sentinel://" + sentinels.stream().map(s -> s.host() + ":" + s.port())
+        return (tls ? "rediss-sentinel://" : "redis-sentinel://") + sentinels.stream().map(s -> s.host() + ":" + s.port())
                 .collect(Collectors.joining(",")) + "#" + MASTER_NAME;
     }
 
@@ -264,6 +368,36 @@ public final class RedisSentinelGroup implements AutoCloseable {
     }
 
     /**
+     * Brings a data node that was killed or stopped (typically a master killed to force a failover) back into the
+     * group: restarts it (empty, like every restarted node), makes it a replica of the current master at once with
+     * {@code REPLICAOF} (the sentinels would do so only some 10 s later), and waits until the group is whole again:
+     * every running data node replicates the master with its link up, and every sentinel reports that master and sees
+     * both replicas with their links up and the other sentinels (as {@link #start()} does). Sentinels learn a
+     * replica's link state from its {@code INFO}, which they ask for every 10 s, so this can take that long.
+     *
+     * @param node a data node of this group that is not the current master
+     * @return the current master
+     * @throws IllegalArgumentException if the node is not a data node of this group, or is the master
+     * @throws IllegalStateException    if the group is not whole again within 60 s
+     */
+    public synchronized RedisServer rejoin(RedisServer node) {
+        if (!dataNodes.contains(node)) {
+            throw new IllegalArgumentException(node + " is not a data node of " + this);
+        }
+        RedisServer master = awaitMaster(TIMEOUT);
+        if (node.equals(master)) {
+            throw new IllegalArgumentException(node + " is the current master; it cannot rejoin as a replica");
+        }
+        node.restart();
+        Replies.call(node, "REPLICAOF", master.host(), Integer.toString(master.port()));
+        Await.until("the group to be whole again around " + master, TIMEOUT, () -> {
+            String problem = replicationProblem(master, answering(dataNodes));
+            return problem != null ? problem : readinessProblem(master);
+        }, this::logTails);
+        return master;
+    }
+
+    /**
      * Closes every node, even if closing one of them fails; the first failure is then thrown with the others
      * suppressed. Idempotent.
      */
@@ -279,12 +413,26 @@ public final class RedisSentinelGroup implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    private static String sentinelConfig(RedisServer master) {
+    private static String sentinelConfig(RedisServer master, String dataNodePassword) {
         return String.join("\n",
                 "sentinel monitor " + MASTER_NAME + " " + master.host() + " " + master.port() + " " + QUORUM,
                 "sentinel down-after-milliseconds " + MASTER_NAME + " " + DOWN_AFTER_MILLIS,
                 "sentinel failover-timeout " + MASTER_NAME + " " + FAILOVER_TIMEOUT_MILLIS,
+                dataNodePassword == null ? ""
+                        : "sentinel auth-pass " + MASTER_NAME + " " + quoted(dataNodePassword),
                 "");
+    }
+
+    /** A value as a double-quoted string of a Redis configuration file, where spaces and quotes are safe. */
+    private static String quoted(String value) {
+        return "\"" + value.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    private static void requirePassword(String password, String name) {
+        Objects.requireNonNull(password, name);
+        if (password.isEmpty()) {
+            throw new IllegalArgumentException(name + " must not be empty (an empty requirepass means none)");
+        }
     }
 
     /**

@@ -16,6 +16,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +40,9 @@ import java.util.stream.Stream;
  *       {@code SIGKILL} of the JVM itself, which no hook survives).</li>
  *   <li>The process' stdout/stderr go to {@code redis.log}, never to a pipe that could fill up and block it.</li>
  * </ul>
+ *
+ * <p>TLS: {@link #startTls(RedisBinary, TlsFiles, List)} starts a server that speaks TLS only, with certificates
+ * from a {@link TlsFiles}; the kit then talks TLS to it too, and everything above holds.
  *
  * <p>Password-protected servers: if the extra options set {@code --requirepass <password>}, the kit authenticates
  * each of its own connections (the readiness probe, {@link #command}, {@link #stop()}) as the default user with that
@@ -68,13 +72,14 @@ public final class RedisServer implements AutoCloseable {
     private static final Duration GRACEFUL_EXIT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration SIGNAL_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration POLL_INTERVAL = Duration.ofMillis(10);
+    private static final Duration REPLICA_SYNC_TIMEOUT = Duration.ofSeconds(60);
     private static final int PORT_ATTEMPTS = 5;
     private static final int RESTART_ATTEMPTS = 5;
     private static final Duration RESTART_BACKOFF = Duration.ofMillis(200);
     private static final int LOG_TAIL_BYTES = 4_096;
     /** Options the kit sets itself; overriding them would break readiness checks, isolation or cleanup. */
     private static final Set<String> RESERVED_OPTIONS =
-            Set.of("--port", "--bind", "--dir", "--daemonize", "--logfile");
+            Set.of("--port", "--tls-port", "--bind", "--dir", "--daemonize", "--logfile");
     /** Name of the file written by {@link #startWithConfigFile}, inside the server's directory. */
     private static final String CONFIG_FILE_NAME = "redis.conf";
     /** redis-server listens for cluster bus traffic on its port plus this offset (6.2 cannot configure it). */
@@ -88,19 +93,23 @@ public final class RedisServer implements AutoCloseable {
     private final Path logFile;
     /** The configuration file given as the first argument, or null if there is none. */
     private final Path configFile;
+    /** The certificates of a TLS-only server, or null for a plain one. */
+    private final TlsFiles tls;
     private final int port;
 
     private volatile Process process;
     private volatile boolean paused;
     private volatile boolean closed;
 
-    private RedisServer(RedisBinary binary, List<String> extraArgs, Path dir, Path configFile, int port) {
+    private RedisServer(RedisBinary binary, List<String> extraArgs, Path dir, Path configFile, TlsFiles tls,
+                        int port) {
         this.binary = binary;
         this.extraArgs = extraArgs;
         this.password = requiredPassword(extraArgs);
         this.dir = dir;
         this.logFile = dir.resolve("redis.log");
         this.configFile = configFile;
+        this.tls = tls;
         this.port = port;
     }
 
@@ -117,7 +126,7 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts a server with additional {@code redis-server} options, e.g. {@code List.of("--maxmemory", "10mb")}.
      * They follow the kit's own options, so they may override e.g. {@code --appendonly}; {@code --port},
-     * {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected. With
+     * {@code --tls-port}, {@code --bind}, {@code --dir}, {@code --daemonize} and {@code --logfile} are rejected. With
      * {@code --requirepass <password>} the kit authenticates its own connections with that password (see the class
      * documentation), e.g. {@code List.of("--requirepass", "admin-pw", "--user", "app", "on", ">app-pw", "~app:*",
      * "+get")} for a server that only authenticated clients can use, with an ACL user {@code app}.
@@ -142,7 +151,48 @@ public final class RedisServer implements AutoCloseable {
      *                                  in 5 attempts
      */
     public static RedisServer start(RedisBinary binary, List<String> extraArgs) {
-        return start(binary, null, extraArgs);
+        return start(binary, null, null, extraArgs);
+    }
+
+    /**
+     * Starts a TLS-only server with the binary found by {@link RedisBinary#locate()}; see
+     * {@link #startTls(RedisBinary, TlsFiles, List)}.
+     *
+     * @param tls       the certificates the server presents and checks clients against
+     * @param extraArgs options and their values, as for {@link #start(List)}
+     * @return the running server, answering {@code PING} over TLS
+     * @throws IllegalArgumentException if a reserved option is given
+     * @throws IllegalStateException    if no binary is found, it has no TLS support, or the server does not come up
+     */
+    public static RedisServer startTls(TlsFiles tls, List<String> extraArgs) {
+        return startTls(RedisBinary.locate(), tls, extraArgs);
+    }
+
+    /**
+     * Starts a server that speaks TLS only: {@code --port 0} (no plain port), {@code --tls-port} on a free port,
+     * {@code --tls-cert-file} and {@code --tls-key-file} from {@link TlsFiles#serverCertificate()} and
+     * {@link TlsFiles#serverKey()}, {@code --tls-ca-cert-file} from {@link TlsFiles#caCertificate()}, and
+     * {@code --tls-auth-clients no}. The extra options follow, so {@code List.of("--tls-auth-clients", "yes")} (or
+     * {@code "optional"}) makes clients present a certificate signed by the CA, and {@code --tls-replication yes}
+     * makes a replica replicate over TLS. {@link #uri()} is then {@code rediss://127.0.0.1:<port>}.
+     *
+     * <p>The kit's own connections ({@link #command}, the readiness probe, {@link #stop()}) use TLS too: they trust the
+     * CA of {@code tls} and present its client certificate, so they work whatever {@code --tls-auth-clients} says, and
+     * every guarantee of the class documentation holds.
+     *
+     * @param binary    the {@code redis-server} to run; it must be built with TLS
+     * @param tls       the certificates the server presents and checks clients against
+     * @param extraArgs options and their values, as for {@link #start(List)}
+     * @return the running server, answering {@code PING} over TLS
+     * @throws IllegalArgumentException if a reserved option is given ({@code --tls-port} is one)
+     * @throws IllegalStateException    if the binary has no TLS support (before anything is started), or the server
+     *                                  does not come up (see {@link #start(RedisBinary, List)})
+     */
+    public static RedisServer startTls(RedisBinary binary, TlsFiles tls, List<String> extraArgs) {
+        Objects.requireNonNull(binary, "binary");
+        Objects.requireNonNull(tls, "tls");
+        requireTlsSupport(binary, extraArgs);
+        return start(binary, null, tls, extraArgs);
     }
 
     /**
@@ -156,10 +206,19 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException    if the server does not come up (see {@link #start(RedisBinary, List)})
      */
     static RedisServer startWithConfigFile(RedisBinary binary, String configText, List<String> extraArgs) {
-        return start(binary, Objects.requireNonNull(configText, "configText"), extraArgs);
+        return startWithConfigFile(binary, configText, null, extraArgs);
     }
 
-    private static RedisServer start(RedisBinary binary, String configText, List<String> extraArgs) {
+    /** As {@link #startWithConfigFile(RedisBinary, String, List)}, speaking TLS only if {@code tls} is not null. */
+    static RedisServer startWithConfigFile(RedisBinary binary, String configText, TlsFiles tls,
+                                           List<String> extraArgs) {
+        if (tls != null) {
+            requireTlsSupport(binary, extraArgs);
+        }
+        return start(binary, Objects.requireNonNull(configText, "configText"), tls, extraArgs);
+    }
+
+    private static RedisServer start(RedisBinary binary, String configText, TlsFiles tls, List<String> extraArgs) {
         Objects.requireNonNull(binary, "binary");
         List<String> args = List.copyOf(extraArgs);
         for (String arg : args) {
@@ -177,7 +236,7 @@ public final class RedisServer implements AutoCloseable {
         boolean clusterBus = clusterEnabled(args);
         PortInUseException lastPortFailure = null;
         for (int attempt = 1; attempt <= PORT_ATTEMPTS; attempt++) {
-            RedisServer server = new RedisServer(binary, args, dir, configFile, Ports.reserve(clusterBus));
+            RedisServer server = new RedisServer(binary, args, dir, configFile, tls, Ports.reserve(clusterBus));
             try {
                 synchronized (server) {
                     server.launch();
@@ -219,10 +278,72 @@ public final class RedisServer implements AutoCloseable {
     /**
      * The URI a Redis client connects with.
      *
-     * @return {@code redis://127.0.0.1:<port>}
+     * @return {@code redis://127.0.0.1:<port>}, or {@code rediss://127.0.0.1:<port>} for a server started with
+     *         {@link #startTls(RedisBinary, TlsFiles, List)}
      */
     public String uri() {
-        return "redis://" + HOST + ":" + port;
+        return (tls == null ? "redis://" : "rediss://") + HOST + ":" + port;
+    }
+
+    /**
+     * The certificates of a TLS-only server.
+     *
+     * @return the files given to {@link #startTls(RedisBinary, TlsFiles, List)}, or empty for a plain server
+     */
+    public Optional<TlsFiles> tls() {
+        return Optional.ofNullable(tls);
+    }
+
+    /**
+     * Starts a new server, from the same binary, that replicates this one ({@code --replicaof}), and returns once it
+     * is in sync: its link to this server is up and this server lists it as an online replica, so a write made here
+     * afterwards is streamed to it. First sets this server's {@code repl-diskless-sync-delay} to 0 (Redis 7 would
+     * otherwise wait 5 s for more replicas before the first sync). If this server was started with
+     * {@code --requirepass}, the replica authenticates to it with that password ({@code --masterauth}).
+     *
+     * @return the replica, in sync; close it like any server
+     * @throws IllegalStateException if this server is closed or not running, or the replica does not come up or does
+     *                               not sync within 60 s (it is closed then)
+     */
+    public RedisServer startReplica() {
+        return startReplica(List.of());
+    }
+
+    /**
+     * {@link #startReplica()} with further options for the replica, e.g. {@code List.of("--replica-priority", "0")}.
+     *
+     * @param extraArgs options of the replica and their values, as for {@link #start(List)}
+     * @return the replica, in sync
+     * @throws IllegalArgumentException if a reserved option is given
+     * @throws IllegalStateException    as {@link #startReplica()}
+     */
+    public RedisServer startReplica(List<String> extraArgs) {
+        ensureOpen();
+        if (!isRunning() || paused) {
+            throw new IllegalStateException("cannot start a replica of " + this + ": it is not running");
+        }
+        command("CONFIG", "SET", "repl-diskless-sync-delay", "0");
+        List<String> args = new ArrayList<>(List.of("--replicaof", HOST, Integer.toString(port)));
+        if (password != null) {
+            args.addAll(List.of("--masterauth", password));
+        }
+        args.addAll(extraArgs);
+        RedisServer replica = start(binary, args);
+        try {
+            // Through command(), which authenticates where a password is set (Replies does not).
+            Await.until("the replica " + replica + " to sync with " + this, REPLICA_SYNC_TIMEOUT, () -> {
+                if (!replica.command("INFO", "replication").contains("master_link_status:up")) {
+                    return "its link to the master is not up yet";
+                }
+                String seen = command("INFO", "replication").lines()
+                        .filter(l -> l.contains("port=" + replica.port() + ",")).findFirst().orElse("not listed");
+                return seen.contains("state=online") ? null : "the master lists it as " + seen;
+            }, () -> "; replica log:\n" + replica.logTail(0));
+        } catch (RuntimeException | Error e) {
+            replica.closeQuietly(e);
+            throw e;
+        }
+        return replica;
     }
 
     /**
@@ -272,7 +393,7 @@ public final class RedisServer implements AutoCloseable {
             throw new IllegalArgumentException("no command given");
         }
         try {
-            return Resp.render(Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, password, args));
+            return Resp.render(call(COMMAND_TIMEOUT_MILLIS, args));
         } catch (IOException e) {
             throw new UncheckedIOException(args[0] + " to " + HOST + ":" + port + " failed: " + e, e);
         }
@@ -294,7 +415,7 @@ public final class RedisServer implements AutoCloseable {
             resume(); // a stopped process cannot act on SHUTDOWN, and SIGTERM would stay pending
         }
         try {
-            Resp.call(HOST, port, COMMAND_TIMEOUT_MILLIS, password, "SHUTDOWN", "NOSAVE");
+            call(COMMAND_TIMEOUT_MILLIS, "SHUTDOWN", "NOSAVE");
         } catch (IOException | IllegalStateException e) {
             // The normal outcome is EOF (the server exits without replying); anything else falls through to SIGTERM.
         }
@@ -359,8 +480,23 @@ public final class RedisServer implements AutoCloseable {
         paused = false;
     }
 
-    /** Whether {@link #pause()} was called without a subsequent resume, stop, kill or restart. */
-    boolean isPaused() {
+    /**
+     * One command on a socket of its own, as the kit talks to this server: over TLS for a TLS server, authenticated
+     * with the {@code --requirepass} password if there is one.
+     *
+     * @return the parsed reply, as {@link Resp#call} returns it
+     */
+    Object call(int timeoutMillis, String... args) throws IOException {
+        return Resp.call(tls == null ? null : tls.socketFactory(), HOST, port, timeoutMillis, password, args);
+    }
+
+    /**
+     * Whether the process is paused: {@link #pause()} was called without a subsequent resume, stop, kill or restart.
+     * A paused server answers nothing until resumed, so tests that ask several servers skip it.
+     *
+     * @return true while paused
+     */
+    public boolean isPaused() {
         return paused;
     }
 
@@ -497,7 +633,7 @@ public final class RedisServer implements AutoCloseable {
             cmd.add(configFile.toString()); // redis-server only takes a config file as its very first argument
         }
         cmd.addAll(List.of(
-                "--port", Integer.toString(port),
+                "--port", tls == null ? Integer.toString(port) : "0", // 0: no plain port at all
                 "--bind", HOST,
                 "--save", "", // empty argument: no RDB snapshots
                 "--appendonly", "no",
@@ -505,6 +641,14 @@ public final class RedisServer implements AutoCloseable {
                 "--daemonize", "no", // we must own the process to signal and reap it
                 "--protected-mode", "no",
                 "--logfile", logFile.toString()));
+        if (tls != null) {
+            cmd.addAll(List.of(
+                    "--tls-port", Integer.toString(port),
+                    "--tls-cert-file", tls.serverCertificate().toString(),
+                    "--tls-key-file", tls.serverKey().toString(),
+                    "--tls-ca-cert-file", tls.caCertificate().toString(),
+                    "--tls-auth-clients", "no"));
+        }
         cmd.addAll(extraArgs);
         return cmd;
     }
@@ -562,10 +706,10 @@ public final class RedisServer implements AutoCloseable {
     /** PONG alone is not enough: after a port race it could come from someone else's server. */
     private boolean answersAsOurs(Process p) {
         try {
-            if (!"PONG".equals(Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, password, "PING"))) {
+            if (!"PONG".equals(call(PROBE_TIMEOUT_MILLIS, "PING"))) {
                 return false;
             }
-            Object info = Resp.call(HOST, port, PROBE_TIMEOUT_MILLIS, password, "INFO", "server");
+            Object info = call(PROBE_TIMEOUT_MILLIS, "INFO", "server");
             long reported = parseProcessId(String.valueOf(info));
             if (reported == p.pid()) {
                 return true;
@@ -584,6 +728,20 @@ public final class RedisServer implements AutoCloseable {
                     && p.isAlive();
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * Refuses, before anything is started, a binary that cannot serve TLS, so that the test says why instead of
+     * timing out on a server that accepts connections it cannot handshake. A TLS module loaded with
+     * {@code --loadmodule} (Redis 7.2+ built with {@code BUILD_TLS=module}) is given the benefit of the doubt.
+     */
+    private static void requireTlsSupport(RedisBinary binary, List<String> extraArgs) {
+        boolean loadsModule = extraArgs.stream().anyMatch(a -> a.equalsIgnoreCase("--loadmodule"));
+        if (!loadsModule && !binary.supportsTls()) {
+            throw new IllegalStateException(binary + " (Redis " + binary.version() + ") is built without TLS "
+                    + "support, so it cannot run a TLS server: install a redis-server built with BUILD_TLS=yes "
+                    + "(e.g. Debian's or Ubuntu's package) on PATH, or set " + RedisBinary.ENV_VAR + " to one");
         }
     }
 

@@ -18,7 +18,8 @@ final class Replies {
     }
 
     /**
-     * Sends one command to {@code server} (no authentication: the topologies start their nodes without passwords).
+     * Sends one command to {@code server} as the kit talks to it: over TLS for a TLS server, authenticated if it was
+     * started with {@code --requirepass}.
      *
      * @return the parsed reply, as {@link Resp#call} returns it
      * @throws IllegalStateException if Redis replies with an error (the message is Redis' own)
@@ -31,7 +32,7 @@ final class Replies {
     /** As {@link #call(RedisServer, String...)}, with a read timeout for commands that may take long (MIGRATE). */
     static Object call(RedisServer server, int timeoutMillis, String... args) {
         try {
-            return Resp.call(server.host(), server.port(), timeoutMillis, null, args);
+            return server.call(timeoutMillis, args);
         } catch (IOException e) {
             throw new UncheckedIOException(args[0] + " to " + server.host() + ":" + server.port() + " failed: " + e, e);
         }

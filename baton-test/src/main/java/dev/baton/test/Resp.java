@@ -12,6 +12,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Just enough RESP2 to send one command over a fresh socket and read one reply, so the kit needs no Redis client
@@ -45,25 +47,53 @@ final class Resp {
      */
     static Object call(String host, int port, int timeoutMillis, String password, String... args)
             throws IOException {
+        return call(null, host, port, timeoutMillis, password, args);
+    }
+
+    /**
+     * As {@link #call(String, int, int, String, String...)}, over TLS if {@code tls} is not null: the handshake is
+     * bounded by {@code timeoutMillis} too, and a refused one is an {@link IOException} like any failed connection.
+     */
+    static Object call(SSLSocketFactory tls, String host, int port, int timeoutMillis, String password,
+                       String... args) throws IOException {
         if (args.length == 0) {
             throw new IllegalArgumentException("no command given");
         }
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(host, port), timeoutMillis);
-            socket.setSoTimeout(timeoutMillis);
-            socket.setTcpNoDelay(true);
-            OutputStream out = new BufferedOutputStream(socket.getOutputStream());
-            InputStream in = new BufferedInputStream(socket.getInputStream());
-            if (password != null) {
-                // Not pipelined with the command: a refused AUTH must not let the command run as someone else.
-                out.write(encode("AUTH", password));
-                out.flush();
-                read(in);
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(host, port), timeoutMillis);
+            plain.setSoTimeout(timeoutMillis);
+            plain.setTcpNoDelay(true);
+            try (Socket socket = secure(plain, host, port, tls)) {
+                return exchange(socket, password, args);
             }
-            out.write(encode(args));
-            out.flush();
-            return read(in);
         }
+    }
+
+    private static Object exchange(Socket socket, String password, String... args) throws IOException {
+        OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+        InputStream in = new BufferedInputStream(socket.getInputStream());
+        if (password != null) {
+            // Not pipelined with the command: a refused AUTH must not let the command run as someone else.
+            out.write(encode("AUTH", password));
+            out.flush();
+            read(in);
+        }
+        out.write(encode(args));
+        out.flush();
+        return read(in);
+    }
+
+    /**
+     * The socket to talk through: the connected {@code plain} itself, or a TLS layer over it, handshaken (bounded by
+     * the plain socket's read timeout). Closing the layer closes both.
+     */
+    private static Socket secure(Socket plain, String host, int port, SSLSocketFactory tls) throws IOException {
+        if (tls == null) {
+            return plain;
+        }
+        SSLSocket secure = (SSLSocket) tls.createSocket(plain, host, port, true);
+        secure.startHandshake();
+        return secure;
     }
 
     static byte[] encode(String... args) {

@@ -29,6 +29,19 @@ class RedisBinaryTest {
     }
 
     @Test
+    void aBinaryWithoutTlsIsRefusedForATlsServerBeforeAnythingStarts() throws IOException {
+        Path fake = fakeRedisServer(tmp.resolve("no-tls"), "7.0.0");
+        RedisBinary withoutTls = RedisBinary.locate(Map.of(ENV, fake.toString()));
+
+        assertThat(withoutTls.supportsTls()).isFalse();
+        assertThatThrownBy(() -> RedisServer.startTls(withoutTls, TlsFiles.generate(), java.util.List.of()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("(Redis 7.0.0) is built without TLS support")
+                .hasMessageContaining("BUILD_TLS=yes");
+        assertThat(RedisBinary.locate(Map.of(ENV, RedisBinary.EMBEDDED_WORD)).supportsTls()).isTrue();
+    }
+
+    @Test
     void envPathTakesPrecedenceOverPath() throws IOException {
         Path explicit = fakeRedisServer(tmp.resolve("explicit"), "1.2.3");
         Path onPath = fakeRedisServer(tmp.resolve("onpath"), "4.5.6");

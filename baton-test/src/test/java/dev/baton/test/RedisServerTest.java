@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -14,9 +15,14 @@ import java.net.SocketTimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.security.KeyStore;
+import java.security.cert.CertificateFactory;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocketFactory;
+import javax.net.ssl.TrustManagerFactory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -75,6 +81,20 @@ class RedisServerTest {
     }
 
     @Test
+    void startsAReplicaThatIsInSyncAndReceivesWrites() {
+        try (RedisServer master = RedisServer.start(List.of("--requirepass", "kit-pw"));
+             RedisServer replica = master.startReplica(List.of("--replica-priority", "7"))) {
+            assertThat(replica.command("CONFIG", "GET", "replica-priority")).isEqualTo("replica-priority\n7");
+            assertThat(replica.command("INFO", "replication")).contains("role:slave")
+                    .contains("master_link_status:up").contains("master_port:" + master.port());
+            master.command("SET", "k", "v");
+            // WAIT: the write has reached the one replica, so reading it there is not a race.
+            assertThat(master.command("WAIT", "1", "5000")).isEqualTo("1");
+            assertThat(replica.command("GET", "k")).isEqualTo("v");
+        }
+    }
+
+    @Test
     void rejectsOptionsTheKitManages() {
         assertThatThrownBy(() -> RedisServer.start(List.of("--port", "6379")))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--port");
@@ -129,6 +149,55 @@ class RedisServerTest {
             assertThatThrownBy(() -> Resp.call(server.host(), server.port(), 2_000, null, "PING"))
                     .hasMessageStartingWith("NOAUTH");
         }
+    }
+
+    /** A TLS-only server keeps the kit's guarantees (pid check, commands, graceful stop, restart) on both binaries. */
+    @ParameterizedTest
+    @ValueSource(strings = {"located", "embedded"})
+    void aTlsServerSpeaksOnlyTlsAndIsAdministeredOverTls(String which) throws Exception {
+        RedisBinary binary = which.equals("embedded")
+                ? RedisBinary.locate(Map.of(RedisBinary.ENV_VAR, RedisBinary.EMBEDDED_WORD)) : RedisBinary.locate();
+        assertThat(binary.supportsTls()).isTrue();
+        TlsFiles tls = TlsFiles.generate();
+        try (RedisServer server = RedisServer.startTls(binary, tls, List.of("--tls-auth-clients", "yes"))) {
+            assertThat(server.uri()).isEqualTo("rediss://127.0.0.1:" + server.port());
+            assertThat(server.tls()).contains(tls);
+            assertThat(server.command("INFO", "server")).contains("process_id:" + server.pid());
+            assertThat(server.command("CONFIG", "GET", "port")).isEqualTo("port\n0");
+            assertThat(server.command("CONFIG", "GET", "tls-port")).isEqualTo("tls-port\n" + server.port());
+            assertThatThrownBy(() -> Resp.call(server.host(), server.port(), 2_000, null, "PING"))
+                    .as("no plain Redis on that port").isInstanceOf(IOException.class);
+            SSLSocketFactory withoutCertificate = trustingOnly(tls.caCertificate());
+            assertThatThrownBy(() -> Resp.call(withoutCertificate, server.host(), server.port(), 2_000, null, "PING"))
+                    .as("--tls-auth-clients yes: a client must present a certificate").isInstanceOf(IOException.class);
+            Path log = dirOf(server).resolve("redis.log");
+
+            server.stop();
+
+            assertThat(log).content().as("stopped by SHUTDOWN over TLS, not by a signal")
+                    .contains("User requested shutdown");
+            server.restart();
+            assertThat(server.command("PING")).isEqualTo("PONG");
+        }
+    }
+
+    @Test
+    void aTlsServerDoesNotTakeATlsPortOption() {
+        assertThatThrownBy(() -> RedisServer.startTls(TlsFiles.generate(), List.of("--tls-port", "6380")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--tls-port");
+    }
+
+    private static SSLSocketFactory trustingOnly(Path caPem) throws Exception {
+        KeyStore store = KeyStore.getInstance("PKCS12");
+        store.load(null, null);
+        try (InputStream in = Files.newInputStream(caPem)) {
+            store.setCertificateEntry("ca", CertificateFactory.getInstance("X.509").generateCertificate(in));
+        }
+        TrustManagerFactory trust = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trust.init(store);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trust.getTrustManagers(), null);
+        return context.getSocketFactory();
     }
 
     @Test

@@ -1,35 +1,63 @@
 package dev.baton.internal.lock;
 
-import java.util.List;
+import java.util.EnumSet;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One wait for a lock, driven entirely by callbacks so that no thread is parked (blocking callers simply wait on
  * {@link #result}).
  *
+ * <p>The attempt is a state machine. Its {@link State} is the one thing that decides who may act, and it changes
+ * only through {@link #transition}, one compare-and-set from the states an event applies to:
+ *
  * <pre>
- *   try --acquired--> done(grant)
- *    |--held, no wait allowed or deadline passed--> done(null)
- *    |--held, not subscribed when the try was sent--> subscribe, then try again (no release slips through)
- *    |--held, a release message came meanwhile (epoch moved)--> try again at once
- *    '--held--> WAITING: until a release message wakes us, min(recheck, lock's pttl, deadline) passes,
- *               or a local holder hands the lock straight to us (claim); then try again
+ *   from         event                                                    to
+ *   FIRST_TRY    started while someone of this Baton is ahead             QUEUED
+ *   FIRST_TRY    reply: held, and the caller waits                        SUBSCRIBING
+ *   SUBSCRIBING  subscription confirmed after the try was sent            TRYING     (the re-check try)
+ *   SUBSCRIBING  subscription was confirmed before the try was sent       SLEEPING
+ *   TRYING       reply: held                                              SLEEPING
+ *   WOKEN        reply: held (the release went to someone else)           TRYING, then SLEEPING
+ *   QUEUED,      release message                                          WOKEN
+ *   SLEEPING     re-check timer, or a release seen by the epoch           TRYING
+ *                a releasing local holder claims it                       CLAIMED
+ *   CLAIMED      the handoff failed                                       TRYING
+ *   FIRST_TRY, TRYING, WOKEN, CLAIMED   reply: granted / handed over      ACQUIRED
+ *   any of the above                    deadline, or a single try held    TIMED_OUT
+ *   any of the above                    Redis failed, the Baton closed    FAILED
+ *   any of the above                    the caller gave up                CANCELLED
  * </pre>
  *
- * When another owner of the same Baton holds the lock, or another local waiter is asleep after its try found it
- * held, the attempt skips the first try and queues at once: the local holder will either hand the lock over or
- * publish its release, because it sees this waiter; and the sleeping waiter's try already marked the lock, so the
- * next release wakes this Baton. Asking Redis again would only cost a failed try on a busy lock. (A re-entry never
- * queues.)
+ * <ul>
+ *   <li>{@code FIRST_TRY}: the first try is in flight; no waiter is registered yet.</li>
+ *   <li>{@code QUEUED}: registered without a try, because another owner of this Baton holds the lock or another
+ *       local waiter sleeps after a try that found it held: the local holder will hand the lock over or publish its
+ *       release because it sees this waiter, and the sleeping waiter's try already marked the lock, so the next
+ *       release wakes this Baton. Asking Redis again would only cost a failed try. (A re-entry never queues.)</li>
+ *   <li>{@code SUBSCRIBING}: the first try found the lock held; registered, and waiting for Redis to confirm the
+ *       subscription, after which it tries again, so that a release before the subscription cannot slip through.
+ *       If the subscription was already confirmed before the try was sent, it sleeps at once.</li>
+ *   <li>{@code TRYING}: a try is in flight (a re-check, the try after subscribing, or after a failed handoff).</li>
+ *   <li>{@code WOKEN}: a try that a release message started is in flight. If the attempt ends without the lock from
+ *       here, it passes the wake-up on to the next local waiter; if the try finds the lock held, the release went to
+ *       someone else and it is {@code TRYING} again (nothing to pass on).</li>
+ *   <li>{@code SLEEPING}: the last try found the lock held. It waits until a release message wakes it, a local
+ *       holder claims it for a handoff, or min(recheck interval, the holder's remaining lease, the deadline)
+ *       passes; a release message that came while the try was in flight (the channel's epoch moved) re-checks at
+ *       once rather than sleeping through it.</li>
+ *   <li>{@code CLAIMED}: a local holder is handing the lock straight to it; it does not try meanwhile.</li>
+ *   <li>Ends, exactly once, from any other state: {@code ACQUIRED} (only with a try or a handoff in flight),
+ *       {@code TIMED_OUT} (the deadline passed, or a single try found the lock held; {@link #result} is null),
+ *       {@code FAILED} (Redis unavailable, or the Baton closed) or {@code CANCELLED}.</li>
+ * </ul>
  *
- * <p>The phase ({@code SENDING}, {@code WAITING}, {@code CLAIMED}) decides who may act: only a WAITING attempt can
- * be woken, re-checked or claimed, each by one compare-and-set, so at most one try is ever in flight. The attempt
- * ends exactly once: acquired, timed out ({@code null}), failed (Redis unavailable) or cancelled. However it ends,
- * it leaves nothing behind: timers cancelled, waiter unregistered, and an acquisition that succeeded in Redis after
- * the attempt had already ended is released again.
+ * Only {@code QUEUED} and {@code SLEEPING} can be woken, re-checked or claimed, so at most one try is ever in flight.
+ * However the attempt ends, it leaves nothing behind: timers cancelled, waiter unregistered, and an acquisition that
+ * succeeded in Redis after the attempt had already ended is released again.
  */
 final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
@@ -37,9 +65,44 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     record Grant(long token, int holdCount, long sentAtNanos) {
     }
 
-    private static final int SENDING = 0;
-    private static final int WAITING = 1;
-    private static final int CLAIMED = 2;
+    /** Where the attempt is; see the class comment for what each state means and where it may go. */
+    enum State {
+        FIRST_TRY, QUEUED, SUBSCRIBING, TRYING, WOKEN, SLEEPING, CLAIMED, ACQUIRED, TIMED_OUT, FAILED, CANCELLED;
+
+        boolean ended() {
+            return ordinal() >= ACQUIRED.ordinal();
+        }
+
+        /** Whether the class comment's diagram has an arrow from this state to {@code next}. */
+        boolean allows(State next) {
+            if (ended()) {
+                return false;
+            }
+            if (next == ACQUIRED) {
+                return this == FIRST_TRY || this == TRYING || this == WOKEN || this == CLAIMED;
+            }
+            if (next.ended()) {
+                return true;
+            }
+            return switch (this) {
+                case FIRST_TRY -> next == QUEUED || next == SUBSCRIBING;
+                case QUEUED, SLEEPING -> next == WOKEN || next == TRYING || next == CLAIMED;
+                case SUBSCRIBING -> next == TRYING || next == SLEEPING;
+                case TRYING -> next == SLEEPING;
+                case WOKEN, CLAIMED -> next == TRYING;
+                default -> false;
+            };
+        }
+    }
+
+    private static final Set<State> LIVE = EnumSet.range(State.FIRST_TRY, State.CLAIMED);
+    private static final Set<State> ASLEEP = EnumSet.of(State.QUEUED, State.SLEEPING);
+    private static final Set<State> TRY_IN_FLIGHT = EnumSet.of(State.FIRST_TRY, State.TRYING, State.WOKEN);
+    private static final Set<State> ONLY_FIRST_TRY = EnumSet.of(State.FIRST_TRY);
+    private static final Set<State> ONLY_SUBSCRIBING = EnumSet.of(State.SUBSCRIBING);
+    private static final Set<State> ONLY_TRYING = EnumSet.of(State.TRYING);
+    private static final Set<State> ONLY_WOKEN = EnumSet.of(State.WOKEN);
+    private static final Set<State> ONLY_CLAIMED = EnumSet.of(State.CLAIMED);
 
     /** The hold, or null if the wait ran out; completed exceptionally if Redis failed or the attempt was cancelled. */
     final CompletableFuture<Hold> result = new CompletableFuture<>();
@@ -48,13 +111,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     private final AcquireRequest request;
     private final LockKeys keys;
     private final boolean waits;
+    private final boolean hasDeadline;
     private final long deadlineNanos;
-    private final AtomicInteger phase = new AtomicInteger(SENDING);
+    private final AtomicReference<State> state = new AtomicReference<>(State.FIRST_TRY);
 
-    private volatile boolean registered;
-    private volatile boolean holdsWakeUp;
-    /** Our last try found the lock held (and marked it as waited for); only such a waiter can be queued behind. */
-    private volatile boolean sleptAfterTry;
+    // Data, not decisions: what the current state needs to remember.
     private volatile long epochSeen = -1;
     private volatile ScheduledFuture<?> recheckTimer;
     private volatile ScheduledFuture<?> deadlineTimer;
@@ -68,16 +129,22 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         this.request = request;
         this.keys = request.keys();
         this.waits = waitNanos > 0;
-        this.deadlineNanos = waitNanos == Long.MAX_VALUE ? Long.MAX_VALUE : System.nanoTime() + waitNanos;
+        this.hasDeadline = waits && waitNanos != Long.MAX_VALUE;
+        this.deadlineNanos = hasDeadline ? engine.nanos() + waitNanos : 0;
     }
 
     boolean waits() {
         return waits;
     }
 
+    /** The current state; for tests and diagnostics. */
+    State state() {
+        return state.get();
+    }
+
     AcquireAttempt start() {
-        if (waits && deadlineNanos != Long.MAX_VALUE) {
-            deadlineTimer = engine.schedule(this::expire, deadlineNanos - System.nanoTime());
+        if (hasDeadline) {
+            deadlineTimer = engine.schedule(this::expire, deadlineNanos - engine.nanos());
         }
         // A re-entry never queues: its own hold is what the others wait for.
         if (waits && request.heldToken() == 0 && queuedLocally()) {
@@ -89,31 +156,33 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     /**
-     * Abandons the attempt. The returned future completes once a try that was in flight has come back and, if it
-     * acquired the lock after all, the lock was released again.
+     * Abandons the attempt. The returned future completes once the attempt has ended (here, or on the thread that
+     * was ending it when this call came) and a try that was in flight has come back and, if it acquired the lock
+     * after all, the lock was released again.
      */
     CompletableFuture<Void> cancel() {
-        if (result.cancel(false)) {
-            cleanUp();
-        }
-        return settled;
+        end(LIVE, State.CANCELLED, null, null);
+        return result.handle((hold, e) -> null).thenCompose(v -> settled);
     }
 
     @Override
     public boolean wake() {
-        if (result.isDone() || !phase.compareAndSet(WAITING, SENDING)) {
+        if (transition(ASLEEP, State.WOKEN) == null) {
             return false;
         }
-        holdsWakeUp = true;
         cancelRecheck();
         send();
         return true;
     }
 
-    /** A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). */
+    /**
+     * A local holder wants to hand the lock to this waiter; true if the waiter agreed (it will not try meanwhile). A
+     * replica-acknowledged waiter never agrees: a handoff is a write no {@code WAIT} covers, so it acquires through
+     * Redis instead (the releaser publishes, because it knows it has a local waiter).
+     */
     @Override
     public boolean claim() {
-        if (result.isDone() || !phase.compareAndSet(WAITING, CLAIMED)) {
+        if (request.acknowledgement() != null || transition(ASLEEP, State.CLAIMED) == null) {
             return false;
         }
         cancelRecheck();
@@ -122,7 +191,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     @Override
     public boolean sleepsOnHeldLock() {
-        return sleptAfterTry && phase.get() == WAITING && !result.isDone();
+        return state.get() == State.SLEEPING;
     }
 
     @Override
@@ -144,19 +213,57 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
      * locally), or returns null if the attempt already ended. {@link #finishHandoff} then wakes the caller.
      */
     Hold prepareHandoff(long token, long sentAtNanos) {
-        return result.isDone() ? null : engine.granted(request, new Grant(token, 1, sentAtNanos));
+        return state.get().ended() ? null : engine.granted(request, new Grant(token, 1, sentAtNanos));
     }
 
     /** Second half: completes the attempt with the hold, or undoes it if the caller gave up meanwhile. */
     CompletableFuture<Void> finishHandoff(Hold hold, long token, long sentAtNanos) {
-        return complete(hold, new Grant(token, 1, sentAtNanos));
+        return complete(ONLY_CLAIMED, hold, new Grant(token, 1, sentAtNanos));
     }
 
     /** The handoff did not happen (the holder had lost the lock, or Redis failed): try on our own. */
     void handoffFailed() {
-        if (phase.compareAndSet(CLAIMED, SENDING)) {
+        if (transition(ONLY_CLAIMED, State.TRYING) != null) {
             send();
         }
+    }
+
+    /**
+     * The only way the state changes: atomically, from whichever of {@code from} the attempt is in, to {@code to}.
+     *
+     * @return the state left, or null if the attempt was in none of {@code from} (another event came first)
+     */
+    private State transition(Set<State> from, State to) {
+        while (true) {
+            State current = state.get();
+            if (!from.contains(current)) {
+                return null;
+            }
+            assert current.allows(to) : "lock '" + keys.name() + "': no transition " + current + " -> " + to;
+            if (state.compareAndSet(current, to)) {
+                return current;
+            }
+        }
+    }
+
+    /**
+     * Ends the attempt, if it is in one of {@code from}: completes {@link #result} and cleans up.
+     *
+     * @return whether this call ended it
+     */
+    private boolean end(Set<State> from, State outcome, Hold hold, Throwable failure) {
+        State left = transition(from, outcome);
+        if (left == null) {
+            return false;
+        }
+        switch (outcome) {
+            case ACQUIRED -> result.complete(hold);
+            case TIMED_OUT -> result.complete(null);
+            case FAILED -> result.completeExceptionally(engine.translate(failure));
+            default -> result.cancel(false);
+        }
+        cleanUp(left, outcome);
+        return true;
     }
 
     /**
@@ -169,16 +276,17 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     private void waitInLocalQueue() {
-        registered = true;
+        if (transition(ONLY_FIRST_TRY, State.QUEUED) == null) {
+            return; // the deadline passed already
+        }
         engine.waiting(keys);
-        phase.set(WAITING);
         // Register first, then look again: either the local holder's unlock (or the release message that wakes the
         // waiter ahead) sees us, or we see nobody ahead any more and try.
         CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
         boolean stillQueued = queuedLocally();
         subscription.whenComplete((v, e) -> {
-            if (result.isDone()) {
-                engine.notifications().unregister(keys.channel(), this);
+            if (state.get().ended()) {
+                engine.notifications().unregister(keys.channel(), this); // clean-up may have run before we were added
             } else if (e != null) {
                 fail(e);
             } else {
@@ -193,7 +301,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     private void send() {
-        if (result.isDone()) {
+        if (state.get().ended()) {
             return;
         }
         if (engine.isClosed()) {
@@ -201,7 +309,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             return;
         }
         epochSeen = engine.notifications().epoch(keys.channel());
-        long sentAt = System.nanoTime();
+        long sentAt = engine.nanos();
         settled = engine.tryAcquire(request, waits)
                 .handle((reply, error) -> onReply(reply, error, sentAt))
                 .thenCompose(f -> f);
@@ -216,38 +324,37 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (reply.granted()) {
             return acquired(new Grant(reply.token(), reply.holdCount(), sentAt));
         }
-        holdsWakeUp = false;
-        if (result.isDone()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        if (!waits || (deadlineNanos != Long.MAX_VALUE && System.nanoTime() - deadlineNanos >= 0)) {
-            if (result.complete(null)) {
-                cleanUp();
-            }
+        // Held. A try a release message started found it taken: that release went to someone else.
+        transition(ONLY_WOKEN, State.TRYING);
+        if (!waits || (hasDeadline && engine.nanos() - deadlineNanos >= 0)) {
+            end(TRY_IN_FLIGHT, State.TIMED_OUT, null, null);
             return CompletableFuture.completedFuture(null);
         }
         long pttl = reply.pttl();
-        sleptAfterTry = true;
-        if (registered) {
-            phase.set(WAITING);
-            arm(pttl);
+        if (transition(ONLY_TRYING, State.SLEEPING) != null) {
+            arm(pttl); // registered already
             return CompletableFuture.completedFuture(null);
         }
-        registered = true;
+        if (transition(ONLY_FIRST_TRY, State.SUBSCRIBING) == null) {
+            return CompletableFuture.completedFuture(null); // ended meanwhile
+        }
         engine.waiting(keys);
         boolean listeningWhenSent = epochSeen != -1;
         CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
         if (listeningWhenSent && subscription.isDone() && !subscription.isCompletedExceptionally()) {
             // The subscription was live before our try ran: a release after it moved the epoch.
-            phase.set(WAITING);
-            arm(pttl);
+            if (transition(ONLY_SUBSCRIBING, State.SLEEPING) != null) {
+                arm(pttl);
+            } else {
+                engine.notifications().unregister(keys.channel(), this); // clean-up may have run before we were added
+            }
         } else {
             subscription.whenComplete((v, e) -> {
-                if (result.isDone()) {
-                    engine.notifications().unregister(keys.channel(), this); // clean-up may have run before we were added
+                if (state.get().ended()) {
+                    engine.notifications().unregister(keys.channel(), this); // as above
                 } else if (e != null) {
                     fail(e);
-                } else {
+                } else if (transition(ONLY_SUBSCRIBING, State.TRYING) != null) {
                     send(); // the re-check after subscribing: a release before it cannot be missed
                 }
             });
@@ -260,10 +367,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
      * threads see the lock as held locally before the caller even wakes up.
      */
     private CompletableFuture<Void> acquired(Grant grant) {
-        return complete(result.isDone() ? null : engine.granted(request, grant), grant);
+        return complete(TRY_IN_FLIGHT, state.get().ended() ? null : engine.granted(request, grant), grant);
     }
 
-    private CompletableFuture<Void> complete(Hold hold, Grant grant) {
+    /** Ends the attempt with a grant from one of {@code from}, or undoes the grant if the attempt ended first. */
+    private CompletableFuture<Void> complete(Set<State> from, Hold hold, Grant grant) {
         if (hold != null && engine.isClosed()) {
             // Granted while the Baton closes: close() may not have seen this hold. Nobody would renew it or tell
             // its holder, so the caller gets the same answer as every other waiter, and the grant is undone.
@@ -272,8 +380,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             return engine.releaseOrphan(keys, request.owner(), grant.token());
         }
         if (hold != null) {
-            if (result.complete(hold)) {
-                cleanUp();
+            if (end(from, State.ACQUIRED, hold, null)) {
                 return CompletableFuture.completedFuture(null);
             }
             engine.abandon(hold, grant);
@@ -282,14 +389,17 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return engine.releaseOrphan(keys, request.owner(), grant.token());
     }
 
-    /** In phase WAITING: sleep until woken, claimed, or the re-check delay passes. */
+    /** Asleep: until woken, claimed, or the re-check delay passes. */
     private void arm(long pttlMillis) {
+        if (!ASLEEP.contains(state.get())) {
+            return; // woken, claimed or ended meanwhile: a timer now would only cause a needless try
+        }
         long delay = engine.recheckNanos();
         if (pttlMillis > 0) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(pttlMillis + 1));
         }
-        if (deadlineNanos != Long.MAX_VALUE) {
-            delay = Math.min(delay, Math.max(0, deadlineNanos - System.nanoTime()));
+        if (hasDeadline) {
+            delay = Math.min(delay, Math.max(0, deadlineNanos - engine.nanos()));
         }
         recheckTimer = engine.schedule(this::recheck, delay);
         if (engine.isClosed()) {
@@ -301,48 +411,42 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (engine.notifications().epoch(keys.channel()) != epochSeen) {
             recheck();
         }
-        if (result.isDone()) {
+        if (state.get().ended()) {
             cancelRecheck();
         }
     }
 
     private void recheck() {
-        if (phase.compareAndSet(WAITING, SENDING)) {
+        if (transition(ASLEEP, State.TRYING) != null) {
             cancelRecheck();
             send();
         }
     }
 
     private void fail(Throwable error) {
-        if (result.completeExceptionally(engine.translate(error))) {
-            cleanUp();
-        }
+        end(LIVE, State.FAILED, null, error);
     }
 
     private void expire() {
-        if (result.complete(null)) {
-            cleanUp();
-        }
+        end(LIVE, State.TIMED_OUT, null, null);
     }
 
-    private void cleanUp() {
+    /** After the attempt ended, leaving {@code left}: nothing stays behind. */
+    private void cleanUp(State left, State outcome) {
         cancelRecheck();
         ScheduledFuture<?> d = deadlineTimer;
         if (d != null) {
             d.cancel(false);
         }
-        if (registered) {
-            engine.notifications().unregister(keys.channel(), this);
-            if (holdsWakeUp && !acquired() && !engine.isClosed()) {
-                // We were woken for a release but gave up before using it: pass the wake-up on, from the scheduler
-                // (inline, a chain of waiters failing at once would recurse through each other's clean-up).
-                engine.schedule(() -> engine.notifications().wakeOne(keys.channel()), 0);
-            }
+        if (left == State.FIRST_TRY) {
+            return; // never registered
         }
-    }
-
-    private boolean acquired() {
-        return result.isDone() && !result.isCompletedExceptionally() && result.join() != null;
+        engine.notifications().unregister(keys.channel(), this);
+        if (left == State.WOKEN && outcome != State.ACQUIRED && !engine.isClosed()) {
+            // We were woken for a release but gave up before using it: pass the wake-up on, from the scheduler
+            // (inline, a chain of waiters failing at once would recurse through each other's clean-up).
+            engine.schedule(() -> engine.notifications().wakeOne(keys.channel()), 0);
+        }
     }
 
     private void cancelRecheck() {

@@ -1,5 +1,7 @@
 package dev.baton.internal.lock;
 
+import dev.baton.ReplicaAcknowledgement;
+
 /**
  * What one acquisition asks Redis for ({@code lock-acquire.lua}'s arguments).
  *
@@ -10,8 +12,9 @@ package dev.baton.internal.lock;
  * @param heldToken   token of the hold the owner already has and may re-enter, 0 if none
  * @param watchdog    whether the hold is renewed by the watchdog (no explicit lease)
  * @param threadOwned whether the owner is a thread (re-entrant) rather than a lease
- * @param startedNanos when the caller asked ({@link System#nanoTime()}), for the time it waited
+ * @param startedNanos when the caller asked (on the runtime's ticker), for the time it waited
+ * @param acknowledgement how many replicas must acknowledge a grant ({@code WAIT}), or null for none
  */
 record AcquireRequest(LockKeys keys, String owner, String holder, long leaseMillis, long heldToken, boolean watchdog,
-                      boolean threadOwned, long startedNanos) {
+                      boolean threadOwned, long startedNanos, ReplicaAcknowledgement acknowledgement) {
 }

@@ -76,7 +76,7 @@ final class Hold {
             this.watchdog = true;
             this.watchdogFromCount = count;
         }
-        this.expiresAtNanos = Math.max(this.expiresAtNanos, expiresAtNanos);
+        this.expiresAtNanos = later(this.expiresAtNanos, expiresAtNanos);
     }
 
     /**
@@ -95,7 +95,7 @@ final class Hold {
     /** A successful renewal sent at some instant: the lease now runs to at least {@code expiresAtNanos}. */
     synchronized void renewed(long expiresAtNanos) {
         if (state == State.HELD) {
-            this.expiresAtNanos = Math.max(this.expiresAtNanos, expiresAtNanos);
+            this.expiresAtNanos = later(this.expiresAtNanos, expiresAtNanos);
         }
     }
 
@@ -127,6 +127,11 @@ final class Hold {
         lostReason = reason;
         cancelTimer();
         return true;
+    }
+
+    /** The later of two ticker readings, compared as a difference: a reading may wrap past Long.MAX_VALUE. */
+    private static long later(long a, long b) {
+        return b - a > 0 ? b : a;
     }
 
     private void cancelTimer() {

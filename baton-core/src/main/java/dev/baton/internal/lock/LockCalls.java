@@ -1,10 +1,11 @@
 package dev.baton.internal.lock;
 
 import dev.baton.internal.runtime.Identity;
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 
 import dev.baton.LockInfo;
+import dev.baton.ReplicaAcknowledgement;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
@@ -18,18 +19,21 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LockCalls {
     static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
-    static final Script RELEASE = Script.load("lock-release", "owns");
+    static final Script RELEASE = Script.load("lock-release", "owns", "notify");
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token");
     static final Script RENEW = Script.load("lock-renew", "owns");
-    static final Script FORCE_UNLOCK = Script.load("lock-force-unlock");
+    static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
     static final Script INSPECT = Script.load("lock-inspect");
 
-    private final RedisGateway gateway;
+    private final Transport gateway;
     private final String tokenRetentionMillis;
+    /** "1" where releases are announced with SPUBLISH (a Cluster of Redis 7+: see lib/notify.lua), else "0". */
+    private final String sharded;
 
-    LockCalls(RedisGateway gateway, Duration tokenRetention) {
+    LockCalls(Transport gateway, Duration tokenRetention) {
         this.gateway = gateway;
         this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
+        this.sharded = gateway.shardedPubSub() ? "1" : "0";
     }
 
     /**
@@ -45,12 +49,48 @@ final class LockCalls {
 
     /** {@code lock-acquire.lua}: acquire or re-enter; marks the lock as waited for if the caller will wait. */
     CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {r.keys().lock(), r.keys().counter()}, r.owner(), Long.toString(r.leaseMillis()),
-                r.holder(), tokenRetentionMillis, Long.toString(r.heldToken()), willWait ? "1" : "0")
-                .thenApply(reply -> reply.get(0) == 1L
-                        ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
-                        : new Acquired(false, 0, 0, reply.get(1)));
+        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r), acquireArgs(r, willWait))
+                .thenApply(LockCalls::acquired);
+    }
+
+    /**
+     * The reply of {@code lock-acquire.lua} followed by {@code WAIT}.
+     *
+     * @param acquired     the script's reply
+     * @param acknowledged how many replicas {@code WAIT} counted
+     * @param waitFailure  why {@code WAIT} did not answer, or null if it did
+     */
+    record AcknowledgedAcquire(Acquired acquired, long acknowledged, RuntimeException waitFailure) {
+    }
+
+    /**
+     * {@code lock-acquire.lua} followed by {@code WAIT} on a connection for acknowledged writes, so that the count
+     * covers this acquisition (see {@code AcknowledgedWrites}).
+     */
+    CompletableFuture<AcknowledgedAcquire> acquireAcknowledged(AcquireRequest r, boolean willWait,
+                                                               ReplicaAcknowledgement ack) {
+        try {
+            return gateway.<List<Long>>runAcknowledged(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r),
+                    acquireArgs(r, willWait), ack.replicas(), ack.timeout())
+                    .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply()), reply.acknowledged(),
+                            reply.waitFailure()));
+        } catch (RuntimeException closed) {
+            return CompletableFuture.failedFuture(closed);
+        }
+    }
+
+    private static String[] acquireKeys(AcquireRequest r) {
+        return new String[] {r.keys().lock(), r.keys().counter()};
+    }
+
+    private String[] acquireArgs(AcquireRequest r, boolean willWait) {
+        return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
+                Long.toString(r.heldToken()), willWait ? "1" : "0"};
+    }
+
+    private static Acquired acquired(List<Long> reply) {
+        return reply.get(0) == 1L ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
+                : new Acquired(false, 0, 0, reply.get(1));
     }
 
     /**
@@ -61,7 +101,7 @@ final class LockCalls {
      */
     CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
         return gateway.run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
-                Long.toString(token), keys.channel(), publish ? "1" : "0");
+                Long.toString(token), keys.channel(), publish ? "1" : "0", sharded);
     }
 
     /**
@@ -102,7 +142,7 @@ final class LockCalls {
     /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */
     CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
         return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER, new String[] {keys.lock()},
-                keys.channel()).thenApply(deleted -> deleted == 1L);
+                keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
     }
 
     /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */

@@ -3,20 +3,26 @@ package dev.baton.internal.lock;
 import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Require;
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.runtime.Ticker;
+import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
 import dev.baton.BatonListener;
 import dev.baton.DistributedLock;
 import dev.baton.LockInfo;
+import dev.baton.LockOptions;
+import dev.baton.ReplicaAcknowledgement;
+import dev.baton.ReplicaAcknowledgementException;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +46,8 @@ public final class LockEngine implements AutoCloseable {
     private final BatonRuntime ownRuntime;
     private final BatonConfig config;
     private final Identity identity;
-    private final RedisGateway gateway;
+    private final Transport gateway;
+    private final Ticker ticker;
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
     private final Map<HoldKey, Hold> threadHolds = new ConcurrentHashMap<>();
@@ -56,6 +63,7 @@ public final class LockEngine implements AutoCloseable {
         this.config = runtime.config();
         this.identity = runtime.identity();
         this.gateway = runtime.gateway();
+        this.ticker = runtime.ticker();
         // Keep a subscription a little after its last waiter left, so a hot lock does not resubscribe every time.
         long lingerNanos = Math.min(config.recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
         this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
@@ -85,8 +93,25 @@ public final class LockEngine implements AutoCloseable {
     }
 
     public DistributedLock lock(String name) {
+        return lock(name, LockOptions.defaults());
+    }
+
+    /**
+     * A lock with its own options.
+     *
+     * @throws UnsupportedOperationException if the options ask for replica acknowledgement on a cluster
+     */
+    public DistributedLock lock(String name, LockOptions options) {
+        LockKeys keys = LockKeys.of(config.namespace(), Require.lockName(name));
+        Objects.requireNonNull(options, "options");
         checkOpen();
-        return new RedisDistributedLock(this, LockKeys.of(config.namespace(), Require.lockName(name)));
+        ReplicaAcknowledgement ack = options.replicaAcknowledgement(config).orElse(null);
+        if (ack != null && gateway.isCluster()) {
+            throw new UnsupportedOperationException("lock '" + name + "': replica-acknowledged locks are not supported "
+                    + "on a Redis Cluster (WAIT would have to reach the master of the lock's hash slot); use "
+                    + "LockOptions.unacknowledged() there");
+        }
+        return new RedisDistributedLock(this, keys, ack);
     }
 
     public LockInfo inspect(String name) {
@@ -111,17 +136,59 @@ public final class LockEngine implements AutoCloseable {
      * may re-enter the thread's current hold; a lease attempt never re-enters.
      */
     AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
-                           boolean threadOwned) {
+                           boolean threadOwned, ReplicaAcknowledgement ack) {
         checkOpen();
         Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
-                heldToken, watchdogLease, threadOwned, System.nanoTime());
+                heldToken, watchdogLease, threadOwned, ticker.nanos(), ack);
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
     CompletableFuture<LockCalls.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
-        return calls.acquire(r, willWait);
+        ReplicaAcknowledgement ack = r.acknowledgement();
+        return ack == null ? calls.acquire(r, willWait)
+                : calls.acquireAcknowledged(r, willWait, ack).thenCompose(reply -> confirm(r, ack, reply));
+    }
+
+    /**
+     * A grant counts once enough replicas acknowledged it. Otherwise it is undone, precisely (owner and token: a
+     * fresh hold is deleted, a re-entry's count goes back), before the attempt fails, so that the caller's exception
+     * arrives with nothing left behind. A try that found the lock held passes through: it wrote at most the
+     * {@code waiters} mark, which needs no acknowledgement.
+     */
+    private CompletableFuture<LockCalls.Acquired> confirm(AcquireRequest r, ReplicaAcknowledgement ack,
+                                                          LockCalls.AcknowledgedAcquire reply) {
+        LockCalls.Acquired acquired = reply.acquired();
+        if (!acquired.granted()) {
+            return CompletableFuture.completedFuture(acquired);
+        }
+        String name = r.keys().name();
+        if (reply.waitFailure() == null && reply.acknowledged() >= ack.replicas()) {
+            if (log.isDebugEnabled()) {
+                log.debug("lock '{}' (fencing token {}, hold count {}): {} replicas acknowledged, {} required",
+                        name, acquired.token(), acquired.holdCount(), reply.acknowledged(), ack.replicas());
+            }
+            return CompletableFuture.completedFuture(acquired);
+        }
+        if (log.isDebugEnabled() && reply.waitFailure() == null) {
+            log.debug("lock '{}' (fencing token {}, hold count {}): {} replicas acknowledged within {}, {} required",
+                    name, acquired.token(), acquired.holdCount(), reply.acknowledged(), ack.timeout(), ack.replicas());
+        }
+        RuntimeException failure = reply.waitFailure() != null ? reply.waitFailure()
+                : new ReplicaAcknowledgementException(name, reply.acknowledged(), ack.replicas(), ack.timeout());
+        log.warn("undoing the acquisition of lock '{}' (fencing token {}, hold count {}, owner {}): {}", name,
+                acquired.token(), acquired.holdCount(), r.owner(), failure.getMessage());
+        return calls.release(r.keys(), r.owner(), acquired.token(), notifications.hasWaiters(r.keys().channel()))
+                .handle((left, e) -> {
+                    if (e != null) {
+                        RuntimeException undo = translate(e);
+                        failure.addSuppressed(undo);
+                        log.warn("could not undo the acquisition of lock '{}' (fencing token {}); it expires with its "
+                                + "lease: {}", name, acquired.token(), undo.getMessage());
+                    }
+                    throw new CompletionException(failure);
+                });
     }
 
     /** Whether another owner of this Baton holds the lock, as far as this Baton knows. */
@@ -133,7 +200,7 @@ public final class LockEngine implements AutoCloseable {
     /** Turns a grant into a hold: a new one, or the thread's existing hold re-entered. */
     Hold granted(AcquireRequest r, AcquireAttempt.Grant grant) {
         if (runtime.events().enabled()) {
-            Duration waited = Duration.ofNanos(Math.max(0, System.nanoTime() - r.startedNanos()));
+            Duration waited = Duration.ofNanos(Math.max(0, ticker.nanos() - r.startedNanos()));
             String name = r.keys().name();
             runtime.events().emit(l -> l.lockAcquired(new BatonListener.LockAcquired(name, grant.token(),
                     grant.holdCount(), waited)));
@@ -193,7 +260,7 @@ public final class LockEngine implements AutoCloseable {
             watchdog.watch(hold);
             hold.expiryTimer(null);
         } else {
-            long delay = hold.expiresAtNanos() - System.nanoTime();
+            long delay = hold.expiresAtNanos() - ticker.nanos();
             hold.expiryTimer(schedule(() -> lost(hold, "its lease ran out"), delay));
         }
         if (!hold.isHeld()) {
@@ -257,7 +324,7 @@ public final class LockEngine implements AutoCloseable {
     /** Passes the lock from {@code from} to a claimed local waiter in one script; the waiter's try never happens. */
     private int handOver(Hold from, AcquireAttempt to) {
         AcquireRequest next = to.request();
-        long sentAt = System.nanoTime();
+        long sentAt = ticker.nanos();
         CompletableFuture<Long> reply = calls.handoff(from, next);
         // Order matters for a hot lock: register the new owner's hold, let the releasing thread go on, and only then
         // wake the new owner. A releasing thread that loops back to lock() then sees the lock held locally and
@@ -348,8 +415,13 @@ public final class LockEngine implements AutoCloseable {
 
     // ---- plumbing for the engine's parts ----
 
-    RedisGateway gateway() {
+    Transport gateway() {
         return gateway;
+    }
+
+    /** The runtime's time: every reading of the engine's (deadlines, waits, lease estimates) comes from here. */
+    long nanos() {
+        return ticker.nanos();
     }
 
     /** A caller found the lock held and waits: for the listener. */

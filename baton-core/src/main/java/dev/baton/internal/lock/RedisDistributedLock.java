@@ -5,6 +5,7 @@ import dev.baton.internal.runtime.Require;
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockTimeoutException;
+import dev.baton.ReplicaAcknowledgement;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,16 +22,19 @@ import java.util.concurrent.locks.Condition;
  * {@link AcquireAttempt} and {@code lock-*.lua}.
  */
 final class RedisDistributedLock implements DistributedLock {
-    /** Waits longer than this are treated as "forever" (they would overflow System.nanoTime arithmetic). */
+    /** Waits longer than this are treated as "forever" (they would overflow the deadline arithmetic on the ticker). */
     private static final long FOREVER_SECONDS = 100L * 365 * 24 * 3600;
 
     private final LockEngine engine;
     private final LockKeys keys;
     private final long watchdogLeaseMillis;
+    /** How many replicas must acknowledge each acquisition, or null for none. */
+    private final ReplicaAcknowledgement acknowledgement;
 
-    RedisDistributedLock(LockEngine engine, LockKeys keys) {
+    RedisDistributedLock(LockEngine engine, LockKeys keys, ReplicaAcknowledgement acknowledgement) {
         this.engine = engine;
         this.keys = keys;
+        this.acknowledgement = acknowledgement;
         this.watchdogLeaseMillis = engine.watchdogLeaseMillis();
     }
 
@@ -62,8 +66,8 @@ final class RedisDistributedLock implements DistributedLock {
     @Override
     public boolean tryLock() {
         // A single try, bounded by the command timeout; like ReentrantLock.tryLock(), not affected by interrupts.
-        return awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), watchdogLeaseMillis, true, 0, true))
-                != null;
+        return awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), watchdogLeaseMillis, true, 0, true,
+                acknowledgement)) != null;
     }
 
     @Override
@@ -138,7 +142,7 @@ final class RedisDistributedLock implements DistributedLock {
 
     private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
         Hold hold = awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease,
-                Long.MAX_VALUE, true));
+                Long.MAX_VALUE, true, acknowledgement));
         if (hold == null) {
             throw new IllegalStateException("an unbounded wait for lock '" + name() + "' ended without the lock");
         }
@@ -166,7 +170,8 @@ final class RedisDistributedLock implements DistributedLock {
 
     private boolean acquireForThread(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
-        return await(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease, waitNanos, true)) != null;
+        return await(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease, waitNanos, true,
+                acknowledgement)) != null;
     }
 
     // ---- handle-owned ----
@@ -188,7 +193,7 @@ final class RedisDistributedLock implements DistributedLock {
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         long waitNanos = waitNanos(wait);
         AcquireAttempt attempt = engine.attempt(keys, engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos,
-                false);
+                false, acknowledgement);
         CompletableFuture<Lease> lease = new CompletableFuture<>();
         attempt.result.whenComplete((hold, error) -> {
             if (error != null) {
@@ -215,7 +220,8 @@ final class RedisDistributedLock implements DistributedLock {
 
     private Optional<Lease> acquireLease(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
-        Hold hold = await(engine.attempt(keys, engine.newLeaseOwner(), leaseMillis, watchdogLease, waitNanos, false));
+        Hold hold = await(engine.attempt(keys, engine.newLeaseOwner(), leaseMillis, watchdogLease, waitNanos, false,
+                acknowledgement));
         return hold == null ? Optional.empty() : Optional.of(new RedisLease(engine, hold));
     }
 

@@ -1,9 +1,8 @@
 package dev.baton.internal.lock;
 
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Subscriptions;
+import dev.baton.internal.transport.Transport;
 
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -28,6 +27,11 @@ import java.util.function.Supplier;
  *
  * <p>Subscribe and unsubscribe commands of one channel are chained, so Redis sees them in the order they were
  * decided even though they are asynchronous.
+ *
+ * <p>On a Cluster of Redis 7 or later the channels are sharded ({@code SSUBSCRIBE}, on the node that owns the lock's
+ * slot; the release scripts {@code SPUBLISH}), so a release costs work on one node, not on all. When the slot moves
+ * (a migration or a failover), that node drops the subscription and says so; the channel is then subscribed again,
+ * where the slot now lives, and the waiters' bounded re-check covers the moment in between.
  */
 final class ReleaseNotifications {
 
@@ -51,6 +55,9 @@ final class ReleaseNotifications {
         ScheduledFuture<?> schedule(Runnable task, long delayNanos);
     }
 
+    /** Pause before subscribing again to a sharded channel whose new owner refused or was not known yet. */
+    private static final long RESUBSCRIBE_RETRY_NANOS = 200_000_000L;
+
     private static final class Channel {
         final Deque<Waiter> waiters = new ConcurrentLinkedDeque<>();
         final AtomicLong epoch;
@@ -69,15 +76,24 @@ final class ReleaseNotifications {
         }
     }
 
-    private final RedisGateway gateway;
+    private final Subscriptions subscriptions;
     private final Timers timers;
     private final long lingerNanos;
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final AtomicLong epochBases = new AtomicLong();
-    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection; // guarded by this
 
-    ReleaseNotifications(RedisGateway gateway, Timers timers, long lingerNanos) {
-        this.gateway = gateway;
+    ReleaseNotifications(Transport transport, Timers timers, long lingerNanos) {
+        this.subscriptions = transport.subscriptions(new Subscriptions.Listener() {
+            @Override
+            public void message(String channel, String message) {
+                onMessage(channel);
+            }
+
+            @Override
+            public void dropped(String channel) {
+                droppedByServer(channel);
+            }
+        });
         this.timers = timers;
         this.lingerNanos = lingerNanos;
     }
@@ -95,10 +111,13 @@ final class ReleaseNotifications {
         }
         c.waiters.add(waiter);
         if (c.subscription == null || c.subscription.isCompletedExceptionally()) {
-            c.subscription = chain(c, () -> connection().thenCompose(
-                    conn -> conn.async().subscribe(channel).toCompletableFuture().thenApply(v -> null)));
+            c.subscription = subscribe(channel, c);
         }
         return c.subscription;
+    }
+
+    private CompletableFuture<Void> subscribe(String channel, Channel c) {
+        return chain(c, () -> subscriptions.subscribe(channel));
     }
 
     /** Removes a waiter; when the last one leaves, the subscription is dropped after the linger. */
@@ -116,8 +135,7 @@ final class ReleaseNotifications {
         }
         c.linger = null;
         c.subscription = null;
-        CompletableFuture<Void> unsubscribed = chain(c, () -> connection().thenCompose(
-                conn -> conn.async().unsubscribe(channel).toCompletableFuture().thenApply(v -> null)));
+        CompletableFuture<Void> unsubscribed = chain(c, () -> subscriptions.unsubscribe(channel));
         unsubscribed.whenComplete((v, e) -> {
             synchronized (this) {
                 if (c.lastCommand == unsubscribed && c.waiters.isEmpty() && c.subscription == null) {
@@ -226,24 +244,45 @@ final class ReleaseNotifications {
         }
     }
 
+    /**
+     * A sharded channel was dropped by Redis, not by us (its slot moved to another node): if this Baton still has
+     * waiters on it, subscribe again, which Lettuce routes to the slot's new owner. Until that is confirmed the
+     * channel reports no epoch, so new tries re-check, and sleeping waiters are covered by their bounded re-check.
+     * Our own unsubscribes clear {@code subscription} first, so they never come here.
+     */
+    private synchronized void droppedByServer(String channel) {
+        Channel c = channels.get(channel);
+        if (c == null || c.subscription == null) {
+            return;
+        }
+        // Without waiters (lingering), only forget it, so that a waiter arriving next subscribes afresh.
+        c.subscription = c.waiters.isEmpty() ? null : resubscribe(channel, c);
+    }
+
+    /**
+     * Subscribes again after the server dropped the channel. Lettuce may still route by the old slot table for a
+     * moment (its refresh is triggered by the same change), so a refused attempt is retried shortly after, for as
+     * long as waiters remain.
+     */
+    private CompletableFuture<Void> resubscribe(String channel, Channel c) {
+        CompletableFuture<Void> attempt = subscribe(channel, c);
+        attempt.whenComplete((v, e) -> {
+            if (e != null) {
+                timers.schedule(() -> retryResubscribe(channel, c, attempt), RESUBSCRIBE_RETRY_NANOS);
+            }
+        });
+        return attempt;
+    }
+
+    private synchronized void retryResubscribe(String channel, Channel c, CompletableFuture<Void> failed) {
+        if (channels.get(channel) == c && c.subscription == failed && !c.waiters.isEmpty()) {
+            c.subscription = resubscribe(channel, c);
+        }
+    }
+
     private CompletableFuture<Void> chain(Channel c, Supplier<CompletableFuture<Void>> command) {
         CompletableFuture<Void> next = c.lastCommand.handle((v, e) -> null).thenCompose(v -> command.get());
         c.lastCommand = next;
         return next;
-    }
-
-    private synchronized CompletableFuture<StatefulRedisPubSubConnection<String, String>> connection() {
-        if (connection == null || connection.isCompletedExceptionally()) {
-            connection = gateway.connectPubSub().thenApply(conn -> {
-                conn.addListener(new RedisPubSubAdapter<>() {
-                    @Override
-                    public void message(String channel, String message) {
-                        onMessage(channel);
-                    }
-                });
-                return conn;
-            });
-        }
-        return connection;
     }
 }

@@ -87,7 +87,7 @@ final class Watchdog {
      */
     private List<Hold> sweepExpired() {
         List<Hold> live = new ArrayList<>();
-        long now = System.nanoTime();
+        long now = engine.nanos();
         long earliest = Long.MAX_VALUE;
         for (Hold h : holds) {
             if (!h.isHeld()) {
@@ -110,7 +110,7 @@ final class Watchdog {
     }
 
     private void renew(List<Hold> batch) {
-        long sentAt = System.nanoTime();
+        long sentAt = engine.nanos();
         engine.calls().renew(batch, leaseMillis).whenComplete((renewed, error) -> {
             if (error != null) {
                 // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.

@@ -1,7 +1,7 @@
 package dev.baton.internal.ratelimit;
 
 import dev.baton.internal.transport.HashTag;
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 
 import dev.baton.RateLimit;
@@ -69,7 +69,7 @@ final class RateLimitCall {
      * Sends one decision. The raw reply is returned rather than parsed here, so that a blocking caller parses it in
      * its own thread with {@link #parse} instead of on Lettuce's event loop, which serves every caller.
      */
-    CompletableFuture<List<Object>> send(RedisGateway gateway, boolean take, long permits, long maxWaitMicros) {
+    CompletableFuture<List<Object>> send(Transport gateway, boolean take, long permits, long maxWaitMicros) {
         return gateway.run(DECIDE, ScriptOutputType.MULTI, keys, args(take, permits, maxWaitMicros));
     }
 

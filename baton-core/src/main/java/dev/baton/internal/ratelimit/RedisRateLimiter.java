@@ -111,6 +111,8 @@ public final class RedisRateLimiter implements RateLimiter {
         long max = maxWaitMicros(maxWait);
         return decideForUser(true, checkPermits(permits), max).thenCompose(reply -> reply.waitMicros() == 0
                 ? CompletableFuture.completedFuture(reply.decision())
+                // The JDK's delayer, not the runtime's scheduler: a reservation already made must complete even if
+                // this Baton closes meanwhile, and a closing scheduler drops its pending tasks.
                 : CompletableFuture.supplyAsync(reply::decision, CompletableFuture.delayedExecutor(
                         reply.waitMicros(), TimeUnit.MICROSECONDS, runtime::completeForUser)));
     }
@@ -150,7 +152,7 @@ public final class RedisRateLimiter implements RateLimiter {
      */
     private RateLimitCall.Reply decideAndWait(boolean take, long permits, long maxWaitMicros) {
         runtime.checkOpen();
-        long sent = System.nanoTime();
+        long sent = runtime.ticker().nanos();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
             return decided(known);
@@ -176,7 +178,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     private CompletableFuture<RateLimitCall.Reply> decide(boolean take, long permits, long maxWaitMicros) {
         runtime.checkOpen();
-        long sent = System.nanoTime();
+        long sent = runtime.ticker().nanos();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
             return CompletableFuture.completedFuture(decided(known));
@@ -228,7 +230,7 @@ public final class RedisRateLimiter implements RateLimiter {
     private RateLimitCall.Reply read(List<Object> raw, long permits, long sent) {
         RateLimitCall.Reply parsed = call.parse(raw);
         if (!parsed.decision().allowed()) { // only a refusal is remembered: a grant needs no second clock read
-            knownRefusal.learn(permits, sent, System.nanoTime(), parsed.decision());
+            knownRefusal.learn(permits, sent, runtime.ticker().nanos(), parsed.decision());
         }
         return parsed;
     }

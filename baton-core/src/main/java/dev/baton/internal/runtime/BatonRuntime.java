@@ -1,74 +1,81 @@
 package dev.baton.internal.runtime;
 
 import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every primitive of one {@code Baton} shares: the connection to Redis ({@link RedisGateway}), one scheduler
- * for timers, re-checks and renewals, the pool that completes users' futures, this instance's {@link Identity}, what
- * it knows of an outage ({@link KnownOutage}), and the order in which it all shuts down. The lock engine and the
- * rate limiters each depend on it, never on each other, so a new primitive plugs in here and copies nothing.
+ * What every primitive of one {@code Baton} shares: the connection to Redis (a {@link Transport}), the time
+ * ({@link Ticker}) and one {@link Scheduler} for timers, re-checks and renewals, the {@link CallbackExecutor} that
+ * completes users' futures, this instance's {@link Identity}, what it knows of an outage ({@link KnownOutage}), and
+ * the order in which it all shuts down. The lock engine and the rate limiters each depend on it, never on each other,
+ * so a new primitive plugs in here and copies nothing.
+ *
+ * <p>The engine reads the time only from {@link #ticker()} and waits only through {@link #schedule}: a running Baton
+ * pairs {@link Ticker#SYSTEM} with a {@link ThreadScheduler}; unit tests {@linkplain #assemble assemble} a runtime from
+ * a fake transport, a fake ticker and a scheduler that the test steps.
  *
  * <p>{@link #close()} first runs the primitives' own closers (registered with {@link #onClose}), which end waits and
- * tell holders, while the connection is still open; then it closes the connection, the scheduler and the pool.
- * Thread-safe.
+ * tell holders, while the connection is still open; then it closes the connection, the scheduler and the callback
+ * executor. Thread-safe.
  */
 public final class BatonRuntime implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BatonRuntime.class);
 
     private final BatonConfig config;
-    private final Identity identity = new Identity();
-    private final RedisGateway gateway;
-    private final ScheduledThreadPoolExecutor scheduler;
-    private final ExecutorService callbacks;
+    private final Identity identity;
+    private final Transport gateway;
+    private final Ticker ticker;
+    private final Scheduler scheduler;
+    private final Executor callbacks;
     private final KnownOutage outage;
     private final Events events;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<Runnable> closers = new ArrayList<>();
 
-    private BatonRuntime(BatonConfig config) {
+    private BatonRuntime(BatonConfig config, Identity identity, Transport gateway, Ticker ticker, Scheduler scheduler,
+                         Executor callbacks) {
         this.config = config;
-        this.gateway = RedisGateway.connect(config);
-        this.scheduler = new ScheduledThreadPoolExecutor(1, r -> {
-            Thread t = new Thread(r, "baton-" + identity.instanceId() + "-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
-        scheduler.setRemoveOnCancelPolicy(true);
-        // Unbounded on purpose: a user's callback may make a blocking Baton call whose completion needs another
-        // callback thread, and a bounded pool could then wait for itself. Threads die after 30 s idle.
-        this.callbacks = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-                r -> {
-                    Thread t = new Thread(r, "baton-" + identity.instanceId() + "-callback");
-                    t.setDaemon(true);
-                    return t;
-                });
+        this.identity = identity;
+        this.gateway = gateway;
+        this.ticker = ticker;
+        this.scheduler = scheduler;
+        this.callbacks = callbacks;
         this.outage = new KnownOutage(gateway, this, config.rateLimitTimeout());
         this.events = new Events(config.listener().orElse(null), identity.instanceId());
     }
 
     /**
-     * Connects to Redis and starts the scheduler.
+     * Connects to Redis and starts the scheduler; the callback threads start when first needed.
      *
      * @param config the settings
      * @return the running runtime; close it when done
      */
     public static BatonRuntime start(BatonConfig config) {
-        return new BatonRuntime(config);
+        Identity identity = new Identity();
+        RedisGateway gateway = RedisGateway.connect(config); // first: if it fails, nothing else was started
+        String threads = "baton-" + identity.instanceId();
+        return new BatonRuntime(config, identity, gateway, Ticker.SYSTEM, new ThreadScheduler(threads + "-scheduler"),
+                new CallbackExecutor(threads + "-callback"));
+    }
+
+    /**
+     * A runtime from parts the caller made: in unit tests, a fake transport, a fake ticker and a scheduler driven by
+     * it, and usually a direct executor, so that every step of the engine happens when the test says. The scheduler
+     * must measure its delays on the ticker. Closing the runtime closes the transport and shuts the scheduler down.
+     */
+    public static BatonRuntime assemble(BatonConfig config, Transport transport, Ticker ticker, Scheduler scheduler,
+                                        Executor callbacks) {
+        return new BatonRuntime(config, new Identity(), transport, ticker, scheduler, callbacks);
     }
 
     /** The settings this runtime was started with. */
@@ -85,8 +92,14 @@ public final class BatonRuntime implements AutoCloseable {
         return identity;
     }
 
-    public RedisGateway gateway() {
+    /** The connection to Redis. */
+    public Transport gateway() {
         return gateway;
+    }
+
+    /** The time, for everything this Baton measures by itself (waits, deadlines, local lease estimates). */
+    public Ticker ticker() {
+        return ticker;
     }
 
     public KnownOutage outage() {
@@ -106,42 +119,38 @@ public final class BatonRuntime implements AutoCloseable {
         closers.add(closer);
     }
 
-    /** Schedules a task; null once closed (callers then see {@link #isClosed()}). */
+    /**
+     * Runs a task once the {@link #ticker()} has moved on by {@code delayNanos}; returns null once closed (callers
+     * then see {@link #isClosed()}).
+     */
     public ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-        try {
-            return scheduler.schedule(task, Math.max(0, delayNanos), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException closing) {
-            return null;
-        }
+        return scheduler.schedule(task, delayNanos);
     }
 
     /** Runs a task repeatedly until closed; a failing round is logged and does not end the schedule. */
     public void scheduleRepeating(Runnable task, long periodNanos) {
-        scheduler.scheduleWithFixedDelay(() -> {
+        scheduler.scheduleRepeating(() -> {
             try {
                 task.run();
             } catch (RuntimeException e) {
                 // keep the schedule alive: one bad round must not end all future renewals
                 log.warn("a scheduled task of this Baton failed; it runs again next round", e);
             }
-        }, periodNanos, periodNanos, TimeUnit.NANOSECONDS);
+        }, periodNanos);
     }
 
     /**
      * Runs code that completes a future users may have attached callbacks to. Never on Lettuce's event loop or the
      * scheduler: a user callback that makes a blocking Baton call there would wait for the very thread it blocks.
+     * The policy (bounded threads, never the caller, what happens after close) is {@link CallbackExecutor}'s.
      */
     public void completeForUser(Runnable completion) {
-        try {
-            callbacks.execute(completion);
-        } catch (RejectedExecutionException closed) {
-            completion.run(); // after close() there is no event loop left to block
-        }
+        callbacks.execute(completion);
     }
 
     /** Pending scheduled tasks, for leak tests. */
     public int scheduledTasks() {
-        return scheduler.getQueue().size();
+        return scheduler.pendingTasks();
     }
 
     /**
@@ -159,7 +168,7 @@ public final class BatonRuntime implements AutoCloseable {
         return closed.get();
     }
 
-    /** Runs the primitives' closers, then closes the connection, the scheduler and the pool. Idempotent. */
+    /** Runs the primitives' closers, then closes the connection, the scheduler and the callback pool. Idempotent. */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
@@ -177,8 +186,10 @@ public final class BatonRuntime implements AutoCloseable {
             }
         }
         gateway.close();
-        scheduler.shutdownNow();
-        callbacks.shutdown();
+        scheduler.shutdown();
+        if (callbacks instanceof CallbackExecutor own) {
+            own.shutdown(); // an executor passed to assemble() is the caller's
+        }
         events.close(); // last: the closers above may have reported holds lost
     }
 }

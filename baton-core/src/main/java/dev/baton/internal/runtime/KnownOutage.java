@@ -1,6 +1,6 @@
 package dev.baton.internal.runtime;
 
-import dev.baton.internal.transport.RedisGateway;
+import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonUnavailableException;
 import java.time.Duration;
@@ -28,13 +28,13 @@ public final class KnownOutage {
 
     private static final Logger log = LoggerFactory.getLogger(KnownOutage.class);
 
-    private final RedisGateway gateway;
+    private final Transport gateway;
     private final BatonRuntime runtime;
     private final Duration probeTimeout;
     private final AtomicBoolean down = new AtomicBoolean();
     private final LongAdder grantedUnchecked = new LongAdder();
 
-    public KnownOutage(RedisGateway gateway, BatonRuntime runtime, Duration probeTimeout) {
+    public KnownOutage(Transport gateway, BatonRuntime runtime, Duration probeTimeout) {
         this.gateway = gateway;
         this.runtime = runtime;
         this.probeTimeout = probeTimeout;

@@ -8,7 +8,7 @@ import java.util.Objects;
 public final class Require {
     static final int MAX_NAME_BYTES = 1024;
     /**
-     * Longest lease or wait: its nanoseconds must still fit a long with room to add to System.nanoTime(). That is
+     * Longest lease or wait: its nanoseconds must still fit a long with room to add to a ticker reading. That is
      * about 146 years, which no real lease comes near; the bound exists so that arithmetic can never overflow.
      */
     static final Duration MAX_DURATION = Duration.ofSeconds(Long.MAX_VALUE / 2_000_000_000L - 1);

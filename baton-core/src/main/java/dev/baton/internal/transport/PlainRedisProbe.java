@@ -6,13 +6,19 @@ import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Arrays;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLHandshakeException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Questions asked on a socket of its own after a connection failed, so that the user is told what is wrong instead
- * of a bare "could not be reached": whether a port speaks plain, unencrypted Redis (after a TLS connection failed),
- * and whether a server hung up because of the credentials.
+ * of a bare "could not be reached": whether a port speaks plain, unencrypted Redis (after a TLS connection failed) or
+ * TLS (after a plain one failed), and whether a server hung up because of the credentials.
  */
 public final class PlainRedisProbe {
     private static final int MAX_WAIT_MILLIS = 1_000;
@@ -61,6 +67,34 @@ public final class PlainRedisProbe {
         }
         out.writeBytes(value);
         out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /**
+     * Whether a port speaks TLS, asked after a plain connection to it was hung up on or timed out: a TLS server
+     * answers a TLS handshake with its certificate (whether this JVM trusts it or not) or with a TLS alert, where a
+     * plain Redis server answers with an error line or nothing. Nothing is sent but the handshake.
+     */
+    public static boolean speaksTls(RedisAddress.HostAndPort target, Duration timeout) {
+        int millis = (int) Math.max(1, Math.min(MAX_WAIT_MILLIS, timeout.toMillis()));
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(target.host(), target.port()), millis);
+            socket.setSoTimeout(millis);
+            SSLSocketFactory factory = SSLContext.getDefault().getSocketFactory();
+            try (SSLSocket tls = (SSLSocket) factory.createSocket(socket, target.host(), target.port(), true)) {
+                tls.startHandshake();
+                return true;
+            }
+        } catch (SSLHandshakeException e) {
+            // An untrusted certificate or an alert (e.g. a client certificate required) both come from TLS.
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t instanceof CertificateException || String.valueOf(t.getMessage()).contains("fatal alert")) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (IOException | GeneralSecurityException | RuntimeException e) {
+            return false; // unreachable, silent, or not TLS: nothing more to tell
+        }
     }
 
     public static boolean answersPlainRedis(RedisAddress.HostAndPort target, Duration timeout) {

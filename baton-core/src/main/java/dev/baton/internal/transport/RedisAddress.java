@@ -10,7 +10,8 @@ import java.util.Optional;
 /**
  * A Redis URI taken apart by Baton itself, strictly, so that a mistake is reported as what it is and never through a
  * fragment of the password: {@code redis://[[user]:password@]host[:port][/database][?option=value&...]},
- * {@code rediss://...} for TLS, {@code redis-sentinel://[[user]:password@]host[:port][,host[:port]...][/database]#master}.
+ * {@code rediss://...} for TLS, {@code redis-sentinel://[[user]:password@]host[:port][,host[:port]...][/database]#master},
+ * {@code rediss-sentinel://...} for Sentinel over TLS (to the sentinels and to the data nodes).
  *
  * <p>Why not {@code java.net.URI} or Lettuce's parser: a password with an unencoded {@code /}, {@code #} or
  * {@code @} makes them read part of the password as the host, the path or the fragment, and their errors then echo
@@ -21,12 +22,12 @@ import java.util.Optional;
  * <p>The user info follows the usual Redis convention: {@code user:password}, {@code :password} (the default user), or
  * {@code password} alone. Both parts are percent-decoded as UTF-8.
  *
- * @param scheme     {@code redis}, {@code rediss} or {@code redis-sentinel}
- * @param hosts      one for {@code redis}/{@code rediss}; one or more sentinels for {@code redis-sentinel}
+ * @param scheme     {@code redis}, {@code rediss}, {@code redis-sentinel} or {@code rediss-sentinel}
+ * @param hosts      one for {@code redis}/{@code rediss}; one or more sentinels for the Sentinel schemes
  * @param database   the database number, 0 unless given
  * @param username   the ACL user, if any
  * @param password   the password, if any (a fresh array per parse: callers may clear it)
- * @param master     the Sentinel master name ({@code redis-sentinel} only)
+ * @param master     the Sentinel master name (Sentinel schemes only)
  * @param clientName the {@code clientName} option, if any
  * @param verifyPeer the {@code verifyPeer} option for TLS: {@code FULL} (default), {@code CA} or {@code NONE}
  */
@@ -48,12 +49,12 @@ public record RedisAddress(String scheme, List<HostAndPort> hosts, int database,
 
     /** Whether this address is TLS. */
     public boolean tls() {
-        return scheme.equals("rediss");
+        return scheme.equals("rediss") || scheme.equals("rediss-sentinel");
     }
 
     /** Whether this address names Sentinels rather than the server itself. */
     public boolean sentinel() {
-        return scheme.equals("redis-sentinel");
+        return scheme.equals("redis-sentinel") || scheme.equals("rediss-sentinel");
     }
 
     /** Whether the URI carried credentials (a user name or a password). */
@@ -97,9 +98,10 @@ public record RedisAddress(String scheme, List<HostAndPort> hosts, int database,
         String shown = redacted(uri);
         int schemeEnd = uri.indexOf("://");
         String scheme = schemeEnd < 0 ? "" : uri.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
-        if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redis-sentinel")) {
+        if (!scheme.equals("redis") && !scheme.equals("rediss") && !scheme.equals("redis-sentinel")
+                && !scheme.equals("rediss-sentinel")) {
             throw new IllegalArgumentException(
-                    "uri must start with redis://, rediss:// or redis-sentinel://: " + shown);
+                    "uri must start with redis://, rediss://, redis-sentinel:// or rediss-sentinel://: " + shown);
         }
         String rest = uri.substring(schemeEnd + 3);
         int authorityEnd = indexOfAny(rest, "/?#");
@@ -125,7 +127,7 @@ public record RedisAddress(String scheme, List<HostAndPort> hosts, int database,
             }
         }
         String hostPart = authority.substring(at + 1);
-        boolean sentinel = scheme.equals("redis-sentinel");
+        boolean sentinel = scheme.endsWith("-sentinel");
         List<HostAndPort> hosts = new ArrayList<>();
         for (String h : (sentinel ? hostPart.split(",", -1) : new String[] {hostPart})) {
             hosts.add(hostAndPort(h, sentinel ? 26379 : 6379, shown));
@@ -166,8 +168,8 @@ public record RedisAddress(String scheme, List<HostAndPort> hosts, int database,
             }
         }
         if (sentinel && master.isEmpty()) {
-            throw new IllegalArgumentException("a redis-sentinel uri needs the master name after '#', e.g. "
-                    + "redis-sentinel://127.0.0.1:26379#mymaster: " + shown);
+            throw new IllegalArgumentException("a " + scheme + " uri needs the master name after '#', e.g. "
+                    + scheme + "://127.0.0.1:26379#mymaster: " + shown);
         }
         if (!sentinel && fragment != null) {
             throw new IllegalArgumentException("uri has a '#' part, which only redis-sentinel:// takes (the master "

@@ -21,6 +21,7 @@ import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -43,11 +44,15 @@ import java.net.SocketAddress;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.WeakHashMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -64,8 +69,12 @@ import org.slf4j.LoggerFactory;
  * times out after {@code commandTimeout}, and Lettuce reconnects in the background with a short capped back-off, so
  * a restarted Redis is used again within about a second. Lost and regained connections are logged.
  */
-public final class RedisGateway implements AutoCloseable {
+public final class RedisGateway implements Transport {
     private static final Logger log = LoggerFactory.getLogger(RedisGateway.class);
+
+    /** The first wait before a script refused with TRYAGAIN is sent again; it doubles up to the maximum. */
+    private static final long FIRST_REHASH_RETRY_MILLIS = 5;
+    private static final long MAX_REHASH_RETRY_MILLIS = 100;
 
     /** The resources Baton started for itself, shut down with it; null when they are the application's. */
     private final ClientResources ownResources;
@@ -74,6 +83,8 @@ public final class RedisGateway implements AutoCloseable {
     private final RedisAddress address;
     private final RedisURI uri;
     private final boolean cluster;
+    /** Whether lock releases use sharded pub/sub: a Cluster whose nodes run Redis 7 or later. */
+    private final boolean shardedPubSub;
     private final StatefulConnection<String, String> connection;
     /** The command connection's commands, by the interfaces standalone and cluster connections share. */
     private final RedisScriptingAsyncCommands<String, String> scripting;
@@ -88,6 +99,8 @@ public final class RedisGateway implements AutoCloseable {
     private volatile boolean closing;
     /** The pub/sub connection, once opened: with the command connection, the ones whose losses are logged. */
     private volatile StatefulRedisPubSubConnection<String, String> pubSub;
+    /** The connections of replica-acknowledged writes, once the first is asked for; closed with the gateway. */
+    private AcknowledgedWrites acknowledgedWrites;
 
     private RedisGateway(BatonConfig config) {
         this.config = config;
@@ -105,10 +118,15 @@ public final class RedisGateway implements AutoCloseable {
                 .build();
         ClientResources resources = config.clientResources().orElse(ownResources);
         SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build();
+        SslOptions ssl = TlsSettings.sslOptions(config);
         if (cluster) {
             RedisClusterClient clusterClient = RedisClusterClient.create(resources,
                     seeds.stream().map(seed -> lettuceUri(seed, config)).toList());
-            clusterClient.setOptions(ClusterClientOptions.builder()
+            ClusterClientOptions.Builder options = ClusterClientOptions.builder();
+            if (ssl != null) {
+                options.sslOptions(ssl);
+            }
+            clusterClient.setOptions(options
                     .autoReconnect(true)
                     // Lettuce opens a node's connection when a command first goes there, so rejecting commands
                     // while disconnected would refuse those first commands; they wait instead, bounded by the
@@ -126,7 +144,11 @@ public final class RedisGateway implements AutoCloseable {
             this.client = clusterClient;
         } else {
             RedisClient standalone = RedisClient.create(resources, uri);
-            standalone.setOptions(ClientOptions.builder()
+            ClientOptions.Builder options = ClientOptions.builder();
+            if (ssl != null) {
+                options.sslOptions(ssl);
+            }
+            standalone.setOptions(options
                     .autoReconnect(true)
                     .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
                     .timeoutOptions(TimeoutOptions.enabled(commandTimeout))
@@ -135,7 +157,7 @@ public final class RedisGateway implements AutoCloseable {
             this.client = standalone;
         }
         client.addListener(new ConnectionLog());
-        long connecting = System.nanoTime();
+        long connecting = System.nanoTime(); // the gateway exists before any runtime (and its ticker) does
         try {
             if (client instanceof RedisClusterClient c) {
                 StatefulRedisClusterConnection<String, String> conn = c.connect(StringCodec.UTF8);
@@ -144,6 +166,7 @@ public final class RedisGateway implements AutoCloseable {
                 this.scripting = async;
                 this.keyCommands = async;
                 this.base = async;
+                this.shardedPubSub = askShardedPubSub(conn);
             } else {
                 RedisClient c = (RedisClient) client;
                 // Behind Sentinel, a master-replica connection: it listens to the sentinels and moves its commands
@@ -156,6 +179,7 @@ public final class RedisGateway implements AutoCloseable {
                 this.scripting = async;
                 this.keyCommands = async;
                 this.base = async;
+                this.shardedPubSub = false;
             }
         } catch (RuntimeException e) {
             shutdown();
@@ -169,14 +193,52 @@ public final class RedisGateway implements AutoCloseable {
         return cluster;
     }
 
+    /**
+     * Whether lock releases are announced with sharded pub/sub ({@code SPUBLISH}, heard with {@code SSUBSCRIBE} on
+     * the node that owns the lock's slot). Only on a Cluster of Redis 7 or later: classic {@code PUBLISH} on a
+     * Cluster is copied to every node, so each release would cost work on all of them; on one server (standalone or
+     * behind Sentinel) the two are the same. Decided once, from the server's version, so that every Baton on the
+     * same servers agrees.
+     */
+    @Override
+    public boolean shardedPubSub() {
+        return shardedPubSub;
+    }
+
+    private static boolean askShardedPubSub(StatefulRedisClusterConnection<String, String> conn) {
+        try {
+            return supportsShardedPubSub(conn.sync().info("server"));
+        } catch (RedisCommandExecutionException e) {
+            // A user whose ACL rule refuses INFO still gets working wake-ups, by classic pub/sub.
+            log.debug("INFO refused ({}); lock releases use classic pub/sub", e.getMessage());
+            return false;
+        }
+    }
+
+    /** Whether an {@code INFO server} reply names Redis 7 or later, which has sharded pub/sub. */
+    static boolean supportsShardedPubSub(String infoServer) {
+        for (String line : infoServer.split("\r?\n")) {
+            if (line.startsWith("redis_version:")) {
+                String version = line.substring("redis_version:".length()).trim();
+                int dot = version.indexOf('.');
+                try {
+                    return Integer.parseInt(dot < 0 ? version : version.substring(0, dot)) >= 7;
+                } catch (NumberFormatException e) {
+                    return false;
+                }
+            }
+        }
+        return false;
+    }
+
     /** Lettuce's URI, built from Baton's own parse, so that Lettuce never parses (or echoes) the user's string. */
     private static RedisURI lettuceUri(RedisAddress a, BatonConfig config) {
         RedisAddress.HostAndPort first = a.hosts().get(0);
         RedisURI.Builder b;
         if (a.sentinel()) {
-            b = RedisURI.Builder.sentinel(first.host(), first.port(), a.master().orElseThrow());
-            for (RedisAddress.HostAndPort h : a.hosts().subList(1, a.hosts().size())) {
-                b.withSentinel(h.host(), h.port());
+            b = RedisURI.builder().withSentinelMasterId(a.master().orElseThrow());
+            for (RedisAddress.HostAndPort h : a.hosts()) {
+                b.withSentinel(sentinelUri(h, config));
             }
         } else {
             b = RedisURI.builder().withHost(first.host()).withPort(first.port());
@@ -199,6 +261,21 @@ public final class RedisGateway implements AutoCloseable {
         return b.build();
     }
 
+    /**
+     * One sentinel, with the sentinels' own credentials if any: Lettuce gives the main URI's credentials to the data
+     * nodes only, and each sentinel authenticates with what its own URI carries.
+     */
+    private static RedisURI sentinelUri(RedisAddress.HostAndPort sentinel, BatonConfig config) {
+        RedisURI.Builder b = RedisURI.builder().withHost(sentinel.host()).withPort(sentinel.port())
+                .withTimeout(config.commandTimeout());
+        if (config.sentinelPassword().isPresent()) {
+            String user = config.sentinelUsername().orElse(null);
+            Supplier<char[]> password = config.sentinelPassword().get();
+            b.withAuthentication(RedisCredentialsProvider.from(() -> RedisCredentials.just(user, password.get())));
+        }
+        return b.build();
+    }
+
     public static RedisGateway connect(BatonConfig config) {
         return new RedisGateway(config);
     }
@@ -212,19 +289,50 @@ public final class RedisGateway implements AutoCloseable {
         return commandTimeout;
     }
 
-    /** Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. */
+    /**
+     * Runs a script by SHA; on NOSCRIPT (after a restart or SCRIPT FLUSH) sends the body, which also reloads it. On a
+     * cluster, a script refused with TRYAGAIN (its keys are being moved to another node, some already are) is sent
+     * again after a few milliseconds, until the command timeout: Redis ran none of it, and the move takes moments.
+     */
     public <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+        return run(script, type, keys, args, 0, FIRST_REHASH_RETRY_MILLIS);
+    }
+
+    /** @param rehashDeadline System.nanoTime() until which TRYAGAIN is retried; 0 until the first one came */
+    private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String[] args,
+                                         long rehashDeadline, long retryMillis) {
         CompletableFuture<T> bySha;
         try {
             bySha = scripting.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
         } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
             return CompletableFuture.failedFuture(translate(e));
         }
-        // One stage on the success path; the fallback and the translation only cost on failure.
+        // One stage on the success path; the fallback, the retry and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture()
-                        .exceptionallyCompose(again -> CompletableFuture.failedFuture(translate(again)))
-                : CompletableFuture.failedFuture(translate(e)));
+                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture().exceptionallyCompose(
+                        again -> afterFailure(again, script, type, keys, args, rehashDeadline, retryMillis))
+                : afterFailure(e, script, type, keys, args, rehashDeadline, retryMillis));
+    }
+
+    private <T> CompletableFuture<T> afterFailure(Throwable failure, Script script, ScriptOutputType type,
+                                                  String[] keys, String[] args, long rehashDeadline,
+                                                  long retryMillis) {
+        if (cluster && rehashing(failure)) {
+            long deadline = rehashDeadline != 0 ? rehashDeadline : System.nanoTime() + commandTimeout.toNanos();
+            if (deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
+                Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
+                return CompletableFuture.runAsync(() -> { }, later).thenCompose(v -> run(script, type, keys, args,
+                        deadline, Math.min(2 * retryMillis, MAX_REHASH_RETRY_MILLIS)));
+            }
+        }
+        return CompletableFuture.failedFuture(translate(failure));
+    }
+
+    /** TRYAGAIN: a multi-key command whose keys are split between two nodes while their slot migrates. */
+    private static boolean rehashing(Throwable failure) {
+        Throwable e = unwrap(failure);
+        return e instanceof RedisCommandExecutionException && e.getMessage() != null
+                && e.getMessage().startsWith("TRYAGAIN");
     }
 
     public CompletableFuture<Boolean> exists(String key) {
@@ -241,12 +349,51 @@ public final class RedisGateway implements AutoCloseable {
     public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
         CompletableFuture<? extends StatefulRedisPubSubConnection<String, String>> connecting =
                 client instanceof RedisClusterClient c
-                        // A PUBLISH reaches every node of a cluster, so one subscription on any node hears it.
-                        ? c.connectPubSubAsync(StringCodec.UTF8).toCompletableFuture()
+                        // A classic PUBLISH reaches every node of a cluster, so one subscription on any node hears
+                        // it; an SSUBSCRIBE is routed by Lettuce to the node that owns the channel's slot, whose
+                        // messages reach this connection's listeners only with node message propagation.
+                        ? c.connectPubSubAsync(StringCodec.UTF8).thenApply(conn -> {
+                            conn.setNodeMessagePropagation(true);
+                            return conn;
+                        }).toCompletableFuture()
                         : ((RedisClient) client).connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
         return connecting.<StatefulRedisPubSubConnection<String, String>>thenApply(c -> c)
                 .whenComplete((c, e) -> pubSub = c)
                 .exceptionallyCompose(e -> CompletableFuture.failedFuture(translate(e)));
+    }
+
+    @Override
+    public Subscriptions subscriptions(Subscriptions.Listener listener) {
+        return new LettuceSubscriptions(this, listener);
+    }
+
+    /**
+     * The connections for writes that wait for replicas ({@code WAIT}), apart from the shared command connection;
+     * opened on first use. Standalone and Sentinel only: on a cluster, {@code WAIT} would have to reach the master of
+     * each key's slot.
+     *
+     * @throws UnsupportedOperationException on a cluster
+     * @throws IllegalStateException         once closed
+     */
+    @Override
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
+                                                                            String[] keys, String[] args,
+                                                                            int replicas, Duration timeout) {
+        return acknowledgedWrites().run(script, type, keys, args, replicas, timeout);
+    }
+
+    private synchronized AcknowledgedWrites acknowledgedWrites() {
+        if (cluster) {
+            throw new UnsupportedOperationException("replica-acknowledged writes are not supported on a Redis Cluster");
+        }
+        if (closing) {
+            throw new IllegalStateException("this Baton is closed");
+        }
+        if (acknowledgedWrites == null) {
+            acknowledgedWrites = new AcknowledgedWrites(this, client.getResources(), uri, client.getOptions(),
+                    commandTimeout);
+        }
+        return acknowledgedWrites;
     }
 
     /** A {@code PING}: whether Redis answers at all. */
@@ -275,6 +422,8 @@ public final class RedisGateway implements AutoCloseable {
 
     private <T> T await(CompletionStage<T> stage, Duration bound, Duration reported) {
         CompletableFuture<T> future = stage.toCompletableFuture();
+        // The system clock, not the runtime's ticker: this bounds how long a real thread blocks in Future.get, which
+        // measures its timeout on System.nanoTime itself.
         long deadline = System.nanoTime() + bound.toNanos();
         boolean interrupted = false;
         try {
@@ -316,7 +465,7 @@ public final class RedisGateway implements AutoCloseable {
             return unavailable("did not answer within " + commandTimeout, e);
         }
         if (e instanceof RedisLoadingException || e instanceof RedisBusyException
-                || e instanceof RedisReadOnlyException) {
+                || e instanceof RedisReadOnlyException || refusedByReplicaInScript(e) || rehashing(e)) {
             return unavailable("cannot serve Baton right now (" + e.getMessage() + ")", e);
         }
         BatonException misconfigured = misconfiguration(e);
@@ -335,8 +484,37 @@ public final class RedisGateway implements AutoCloseable {
         return new BatonException("unexpected failure talking to Redis at " + endpoint, e);
     }
 
+    /**
+     * A script's write refused because the node is a replica now (a master demoted by a failover, until the client
+     * follows the promotion). Redis 7 replies READONLY, which Lettuce maps to {@link RedisReadOnlyException}; Redis 6.2
+     * wraps the refusal in a script error ("ERR Error running script ... -READONLY You can't write against a read only
+     * replica."). Either way the next try on the new master may succeed: an outage, not a rejected command.
+     */
+    private static boolean refusedByReplicaInScript(Throwable e) {
+        return e instanceof RedisCommandExecutionException && e.getMessage() != null
+                && e.getMessage().contains("-READONLY ");
+    }
+
     /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
     private RuntimeException connectFailure(RuntimeException e, Duration took) {
+        // First, as a plain port read as TLS fails in ways the TLS explanations below could take for their own.
+        if (address.tls() && redisReply(e) == null
+                && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
+            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
+                    + "for TLS (" + address.scheme() + "://): use " + address.scheme().replace("rediss", "redis")
+                    + "://, or connect to the server's TLS port", e);
+        }
+        BatonException tls = TlsHandshakeFailure.explain(e, "Redis at " + endpoint);
+        if (tls != null) {
+            return tls;
+        }
+        if (address.sentinel()) {
+            RuntimeException sentinel = SentinelLookupFailure.explain(e, address, commandTimeout,
+                    config.sentinelPassword().isPresent(), credentialsGiven);
+            if (sentinel != null) {
+                return sentinel;
+            }
+        }
         BatonException misconfigured = misconfiguration(e);
         if (misconfigured != null) {
             return misconfigured;
@@ -346,9 +524,11 @@ public final class RedisGateway implements AutoCloseable {
                     + "there): connect to a standalone server with uri(...), or give cluster(...) the seeds of a Redis "
                     + "Cluster", e);
         }
-        if (address.tls() && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
-            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
-                    + "for TLS (rediss://): use redis://, or connect to the server's TLS port", e);
+        if (!address.tls() && (closedEarly(e) || mentionsTimeout(e))
+                && PlainRedisProbe.speaksTls(address.hosts().get(0), commandTimeout)) {
+            return new BatonException("Redis at " + endpoint + " speaks TLS on that port, but the uri asks for plain "
+                    + "Redis (redis://): use rediss://" + (address.sentinel() ? "" : ", or the server's plain port"),
+                    e);
         }
         if (took.compareTo(commandTimeout) >= 0 || mentionsTimeout(e)) {
             return unavailable("did not complete the connection within " + commandTimeout, e);
@@ -364,7 +544,7 @@ public final class RedisGateway implements AutoCloseable {
                     + (credentialsGiven ? "Redis 6 does that on a wrong password; " : "")
                     + (address.tls() ? "is it a TLS port?)" : "if that port expects TLS, use rediss://)"), e);
         }
-        return unavailable("could not be reached", e);
+        return unavailable(cluster ? "could not be reached (none of the seeds answered)" : "could not be reached", e);
     }
 
     /**
@@ -499,7 +679,14 @@ public final class RedisGateway implements AutoCloseable {
 
     @Override
     public void close() {
-        closing = true;
+        AcknowledgedWrites acknowledged;
+        synchronized (this) {
+            closing = true;
+            acknowledged = acknowledgedWrites;
+        }
+        if (acknowledged != null) {
+            acknowledged.close(); // before the resources it runs on may be shut down
+        }
         shutdown(); // closes the command and pub/sub connections with the client
     }
 
@@ -518,11 +705,26 @@ public final class RedisGateway implements AutoCloseable {
      */
     private final class ConnectionLog implements RedisConnectionStateListener {
         private volatile boolean lost;
+        /**
+         * On a cluster, where each of Lettuce's node connections last connected, and whether it was lost since: a
+         * lost node connection means commands for that node's slots fail until it is back or a replica took over.
+         */
+        private final Map<RedisChannelHandler<?, ?>, NodeLink> nodes = Collections.synchronizedMap(new WeakHashMap<>());
 
         @Override
         public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
             if (!isOurs(connection)) {
-                log.debug("a topology connection of Lettuce's to Redis at {} closed", endpoint);
+                NodeLink node = nodes.get(connection);
+                // Lettuce's short-lived topology connections are closed on purpose; a node connection that
+                // dropped by itself is still open and reconnecting.
+                if (node != null && !connection.isClosed() && !closing) {
+                    node.lost = true;
+                    log.warn("lost the connection to cluster node {} of {}; reconnecting in the background (commands "
+                            + "for its slots fail until it is back or a replica has taken over)", node.address,
+                            endpoint);
+                } else {
+                    log.debug("a topology connection of Lettuce's to Redis at {} closed", endpoint);
+                }
             } else if (!closing) { // (Lettuce marks the connection inactive before it tells listeners)
                 lost = true;
                 log.warn("lost the {} connection to Redis at {}; reconnecting in the background (calls fail fast "
@@ -532,8 +734,17 @@ public final class RedisGateway implements AutoCloseable {
 
         @Override
         public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress socketAddress) {
-            if (lost && isOurs(connection)) {
-                log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
+            if (isOurs(connection)) {
+                if (lost) {
+                    log.info("reconnected the {} connection to Redis at {}", kind(connection), endpoint);
+                }
+            } else if (cluster) {
+                NodeLink node = nodes.computeIfAbsent(connection, c -> new NodeLink());
+                if (node.lost) {
+                    node.lost = false;
+                    log.info("reconnected to cluster node {} of {}", socketAddress, endpoint);
+                }
+                node.address = String.valueOf(socketAddress);
             }
         }
 
@@ -549,5 +760,11 @@ public final class RedisGateway implements AutoCloseable {
         private String kind(RedisChannelHandler<?, ?> connection) {
             return connection instanceof StatefulRedisPubSubConnection ? "pub/sub" : "command";
         }
+    }
+
+    /** What {@link ConnectionLog} remembers of one node connection. */
+    private static final class NodeLink {
+        volatile String address;
+        volatile boolean lost;
     }
 }
