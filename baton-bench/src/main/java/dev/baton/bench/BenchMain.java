@@ -33,6 +33,8 @@ import org.openjdk.jmh.runner.options.TimeValue;
  *   <li>runs the JMH benchmarks of scenarios (a), (b) and (d) in forked JVMs that connect to that server,</li>
  *   <li>cross-checks scenario (a) in this JVM with the contenders in alternating slices
  *       ({@link UncontendedCrossCheck}),</li>
+ *   <li>compares Baton with the lock floors at 8 and 16 threads in alternating slices, with the CPU each operation
+ *       costs ({@link ConcurrentCrossCheck}),</li>
  *   <li>runs scenario (c) ({@link HandoffScenario}) in this JVM, Baton and Redisson rounds interleaved, each
  *       preceded by a measurement of one idle PING round trip ({@link PingProbe}),</li>
  * </ol>
@@ -40,10 +42,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * their commands per decision and their Redis memory per limiter; and prints a Markdown report (also written to
  * {@code benchmark-results.md} next to the jar).
  *
- * <p>Options: {@code --quick} (about a minute: smoke-test settings, numbers not meaningful), {@code --out FILE},
- * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-handoff}, {@code --skip-rate}
- * (no rate limiters), {@code --rate-only} (only the rate limiters). The skip options apply to the rate part too, so
- * {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved cross-check and memory figures (2 minutes).
+ * <p>Options: {@code --quick} (a few minutes: smoke-test settings, numbers not meaningful), {@code --out FILE},
+ * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-concurrent} (the interleaved
+ * comparison with the lock floors at 8 and 16 threads, {@link ConcurrentCrossCheck}), {@code --skip-handoff},
+ * {@code --skip-rate} (no rate limiters), {@code --rate-only} (only the rate limiters), {@code --topologies} (only
+ * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}). The skip
+ * options apply to the rate part too, so {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved
+ * cross-check and memory figures (2 minutes).
  *
  * <p>{@code --replica-ack-failover [options]} runs, instead of the benchmarks, the failover experiment of
  * {@link ReplicaAckFailover} (its own options follow).
@@ -56,14 +61,18 @@ public final class BenchMain {
         boolean jmh = true;
         boolean handoff = true;
         boolean crossCheck = true;
+        /** The interleaved cross-check of Baton against the lock floors at 8 and 16 threads. */
+        boolean concurrent = true;
         boolean rate = true;
         /** False with --rate-only: then {@link #trace} only covers the rate limiters' MONITOR traces. */
         boolean locks = true;
+        /** --topologies: only the comparison of standalone, Sentinel and Cluster ({@link TopologyComparison}). */
+        boolean topologies;
         Path out;
 
         /** Whether any part of the lock benchmarks runs (all of them do unless skipped or --rate-only). */
         boolean anyLockPart() {
-            return locks && (trace || jmh || handoff || crossCheck);
+            return locks && (trace || jmh || handoff || crossCheck || concurrent);
         }
 
         /** Limiters per contender in the rate-limiter memory measurement. */
@@ -71,8 +80,17 @@ public final class BenchMain {
             return quick ? 1_000 : 10_000;
         }
 
+        int topologySlices() {
+            return quick ? 1 : 5;
+        }
+
         int crossCheckSlices() {
             return quick ? 1 : 5;
+        }
+
+        /** More slices than the (a) cross-check: 8 and 16 busy threads on 2 cores vary more from slice to slice. */
+        int concurrentSlices() {
+            return quick ? 1 : 7;
         }
 
         Duration crossCheckSlice() {
@@ -109,11 +127,13 @@ public final class BenchMain {
                     case "--skip-jmh" -> s.jmh = false;
                     case "--skip-handoff" -> s.handoff = false;
                     case "--skip-crosscheck" -> s.crossCheck = false;
+                    case "--skip-concurrent" -> s.concurrent = false;
                     case "--skip-rate" -> s.rate = false;
                     case "--rate-only" -> {
                         s.locks = false;
                         s.rate = true;
                     }
+                    case "--topologies" -> s.topologies = true;
                     case "--out" -> {
                         if (i + 1 >= args.length) {
                             throw new IllegalArgumentException("--out needs a file name");
@@ -122,16 +142,21 @@ public final class BenchMain {
                     }
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
-                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-handoff]"
-                                + " [--skip-rate | --rate-only]\n   or: java -jar baton-bench/target/benchmarks.jar"
+                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
+                                + " [--skip-handoff] [--skip-rate | --rate-only | --topologies]"
+                                + "\n   or: java -jar baton-bench/target/benchmarks.jar"
                                 + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
                 }
             }
+            if (s.topologies) {
+                s.locks = false;
+                s.rate = false;
+            }
             if (s.out == null) {
-                s.out = defaultDirectory().resolve("benchmark-results.md");
+                s.out = defaultDirectory().resolve(s.topologies ? "topology-results.md" : "benchmark-results.md");
             }
             return s;
         }
@@ -162,15 +187,23 @@ public final class BenchMain {
         Report report = new Report(settings);
         report.load("start");
         RedisBinary binary = RedisBinary.locate();
+        if (settings.topologies) {
+            report.libraries = libraries(false);
+            try {
+                report.topologies = TopologyComparison.run(binary, settings.topologySlices(), Duration.ofSeconds(1),
+                        settings.crossCheckSlice());
+                report.redisVersion = report.topologies.redisVersion;
+            } catch (Exception | Error e) {
+                report.anomalies.add("topology comparison failed:\n" + HandoffScenario.stackTrace(e));
+            }
+            finish(settings, report, started);
+            return;
+        }
         try (RedisServer server = RedisServer.start(binary, RateLimiterMemory.serverOptions(binary))) {
             RedisAdmin admin = RedisAdmin.over(server);
             report.redisVersion = infoField(server.command("INFO", "server"), "redis_version")
                     + " (" + server.binary().source() + ": " + server.binary().path() + ")";
-            report.libraries = "Redisson " + mavenVersion("org.redisson", "redisson")
-                    + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
-                    + ", Netty " + mavenVersion("io.netty", "netty-transport")
-                    + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core")
-                    + (settings.rate ? ", Bucket4j " + mavenVersion("com.bucket4j", "bucket4j_jdk17-core") : "");
+            report.libraries = libraries(settings.rate);
             log("redis-server " + report.redisVersion + " listening at " + server.uri());
 
             if (settings.anyLockPart()) {
@@ -180,6 +213,10 @@ public final class BenchMain {
                 RateLimiterRun.run(settings, server, report, outDir);
             }
         }
+        finish(settings, report, started);
+    }
+
+    private static void finish(Settings settings, Report report, long started) throws IOException {
         report.load("end");
         report.minutes = (System.nanoTime() - started) / 60e9;
         String markdown = report.markdown();
@@ -188,6 +225,14 @@ public final class BenchMain {
         System.out.println(markdown);
         log("report written to " + settings.out.toAbsolutePath());
         System.exit(0); // client libraries may leave non-daemon threads behind
+    }
+
+    private static String libraries(boolean bucket4j) {
+        return "Redisson " + mavenVersion("org.redisson", "redisson")
+                + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
+                + ", Netty " + mavenVersion("io.netty", "netty-transport")
+                + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core")
+                + (bucket4j ? ", Bucket4j " + mavenVersion("com.bucket4j", "bucket4j_jdk17-core") : "");
     }
 
     /** The lock benchmarks: MONITOR traces, JMH (a), (b), (d), the cross-check of (a) and scenario (c). */
@@ -221,6 +266,18 @@ public final class BenchMain {
                         Duration.ofSeconds(1), settings.crossCheckSlice());
             } catch (Exception | Error e) {
                 report.anomalies.add("cross-check of (a) failed:\n" + HandoffScenario.stackTrace(e));
+            }
+        }
+
+        if (settings.concurrent) {
+            log("concurrent cross-check: " + ConcurrentCrossCheck.CONTENDERS + " at 8 and 16 threads in alternating "
+                    + settings.crossCheckSlice().toMillis() + " ms slices");
+            try {
+                report.concurrentCheck = ConcurrentCrossCheck.run(server.uri(), List.of(server.pid()),
+                        ConcurrentCrossCheck.CONTENDERS, settings.concurrentSlices(), Duration.ofSeconds(1),
+                        settings.crossCheckSlice());
+            } catch (Exception | Error e) {
+                report.anomalies.add("concurrent cross-check failed:\n" + HandoffScenario.stackTrace(e));
             }
         }
 

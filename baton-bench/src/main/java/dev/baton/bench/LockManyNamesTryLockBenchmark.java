@@ -33,7 +33,8 @@ import org.openjdk.jmh.annotations.Warmup;
 public class LockManyNamesTryLockBenchmark {
     static final int NAMES = 1000;
 
-    @Param({Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON})
+    @Param({Contender.PING_FLOOR, Contender.WRITING_SCRIPT_FLOOR, Contender.SETNX_FLOOR, Contender.BATON,
+            Contender.REDISSON})
     public String contender;
 
     private Contender client;

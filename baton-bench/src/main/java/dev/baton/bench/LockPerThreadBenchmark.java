@@ -32,7 +32,8 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 3)
 public class LockPerThreadBenchmark {
 
-    @Param({Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON})
+    @Param({Contender.PING_FLOOR, Contender.WRITING_SCRIPT_FLOOR, Contender.SETNX_FLOOR, Contender.BATON,
+            Contender.REDISSON})
     public String contender;
 
     private final AtomicInteger nextId = new AtomicInteger();

@@ -1,7 +1,6 @@
 package dev.baton.bench;
 
 import dev.baton.Baton;
-import dev.baton.BatonConfig;
 import dev.baton.RateLimit;
 import io.github.bucket4j.BucketConfiguration;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
@@ -17,7 +16,6 @@ import org.redisson.Redisson;
 import org.redisson.api.RRateLimiter;
 import org.redisson.api.RateType;
 import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 /**
  * One rate-limiter library on the shared Redis as a benchmark sees it: something that hands out limiters by name
@@ -87,19 +85,24 @@ abstract class RateLimiterContender implements AutoCloseable {
         boolean tryAcquire();
     }
 
-    /** Opens a contender of the given kind against {@code uri}. */
+    /** Opens a contender of the given kind against the standalone server at {@code uri}. */
     static RateLimiterContender open(String kind, String uri) {
+        return open(kind, RedisTarget.standalone(uri));
+    }
+
+    /** Opens a contender of the given kind against a target; Bucket4j's contender needs a standalone server. */
+    static RateLimiterContender open(String kind, RedisTarget target) {
         switch (kind.toLowerCase(Locale.ROOT)) {
             case BATON:
-                return new BatonLimiters(uri, false);
+                return new BatonLimiters(target, false);
             case BATON_SCRIPT:
-                return new BatonLimiters(uri, true);
+                return new BatonLimiters(target, true);
             case REDISSON:
-                return new RedissonLimiters(uri, false);
+                return new RedissonLimiters(target, false);
             case REDISSON_KEEP_ALIVE:
-                return new RedissonLimiters(uri, true);
+                return new RedissonLimiters(target, true);
             case BUCKET4J:
-                return new Bucket4jLimiters(uri);
+                return new Bucket4jLimiters(target.uri());
             default:
                 throw new IllegalArgumentException("unknown rate-limiter contender '" + kind + "', expected one of "
                         + List.of(BATON, BATON_SCRIPT, REDISSON, REDISSON_KEEP_ALIVE, BUCKET4J));
@@ -145,8 +148,8 @@ abstract class RateLimiterContender implements AutoCloseable {
         private final Baton baton;
         private final boolean freshObjects;
 
-        BatonLimiters(String uri, boolean freshObjects) {
-            this.baton = Baton.connect(BatonConfig.builder().uri(uri).build());
+        BatonLimiters(RedisTarget target, boolean freshObjects) {
+            this.baton = Baton.connect(target.baton());
             this.freshObjects = freshObjects;
         }
 
@@ -170,10 +173,8 @@ abstract class RateLimiterContender implements AutoCloseable {
         private final RedissonClient redisson;
         private final boolean keepAlive;
 
-        RedissonLimiters(String uri, boolean keepAlive) {
-            Config config = new Config();
-            config.useSingleServer().setAddress(uri);
-            this.redisson = Redisson.create(config);
+        RedissonLimiters(RedisTarget target, boolean keepAlive) {
+            this.redisson = Redisson.create(target.redisson());
             this.keepAlive = keepAlive;
         }
 

@@ -28,8 +28,14 @@ final class Report {
             LockUncontendedBenchmark.class.getSimpleName(), A,
             LockPerThreadBenchmark.class.getSimpleName(), B,
             LockManyNamesTryLockBenchmark.class.getSimpleName(), D);
-    private static final List<String> JMH_CONTENDERS =
-            List.of(Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON);
+    private static final List<String> JMH_CONTENDERS = List.of(Contender.PING_FLOOR, Contender.WRITING_SCRIPT_FLOOR,
+            Contender.SETNX_FLOOR, Contender.BATON, Contender.REDISSON);
+    /** Contenders per JMH benchmark class: the lock floors only run where threads are many. */
+    private static final Map<String, List<String>> JMH_CONTENDERS_OF = Map.of(
+            LockUncontendedBenchmark.class.getSimpleName(),
+            List.of(Contender.PING_FLOOR, Contender.BATON, Contender.REDISSON),
+            LockPerThreadBenchmark.class.getSimpleName(), JMH_CONTENDERS,
+            LockManyNamesTryLockBenchmark.class.getSimpleName(), JMH_CONTENDERS);
     static final String R1 = "(r1) 8 threads, one limiter";
     static final String R2 = "(r2) 8 threads, 10,000 limiters";
     private static final Map<String, String> RATE_SCENARIO_OF = Map.of(
@@ -56,6 +62,10 @@ final class Report {
     final List<long[]> pingSamples = new ArrayList<>();
     Percentiles ping;
     Map<String, UncontendedCrossCheck.Result> crossCheck;
+    /** The --topologies comparison, or null. */
+    TopologyComparison.Result topologies;
+    /** Shape label -> contender -> slices of the concurrent cross-check. */
+    Map<String, Map<String, ConcurrentCrossCheck.Slices>> concurrentCheck;
     private final List<String> loadAverages = new ArrayList<>();
     final List<ProtocolTrace.Trace> traces = new ArrayList<>();
     final List<HandoffScenario.Round> rounds = new ArrayList<>();
@@ -84,16 +94,19 @@ final class Report {
     }
 
     void addJmh(Collection<RunResult> results, List<String> statsLines) {
-        addJmhRows(jmh, SCENARIO_OF, JMH_CONTENDERS, results, statsLines);
+        addJmhRows(jmh, SCENARIO_OF, JMH_CONTENDERS_OF, results, statsLines);
     }
 
     /** The rate-limiter scenarios (r1), (r2) of a JMH run, with the command accounting of their trials. */
     void addRateJmh(Collection<RunResult> results, List<String> statsLines) {
-        addJmhRows(rateJmh, RATE_SCENARIO_OF, RateLimiterContender.LIMITERS, results, statsLines);
+        Map<String, List<String>> contenders = new HashMap<>();
+        RATE_SCENARIO_OF.keySet().forEach(cls -> contenders.put(cls, RateLimiterContender.LIMITERS));
+        addJmhRows(rateJmh, RATE_SCENARIO_OF, contenders, results, statsLines);
     }
 
     private void addJmhRows(Map<String, Map<String, JmhRow>> target, Map<String, String> scenarioOf,
-                            List<String> contenders, Collection<RunResult> results, List<String> statsLines) {
+                            Map<String, List<String>> contendersOf, Collection<RunResult> results,
+                            List<String> statsLines) {
         Map<String, String[]> stats = new HashMap<>();
         for (String line : statsLines) {
             String[] f = line.split("\t", -1);
@@ -134,7 +147,7 @@ final class Report {
             }
         }
         for (String cls : scenarioOf.keySet()) {
-            for (String contender : contenders) {
+            for (String contender : contendersOf.get(cls)) {
                 for (Mode mode : List.of(Mode.Throughput, Mode.SampleTime)) {
                     if (!seen.containsKey(cls + "|" + contender + "|" + mode.shortLabel())) {
                         anomalies.add(cls + " [" + contender + ", " + mode.shortLabel() + "] produced no result:"
@@ -220,7 +233,8 @@ final class Report {
         }
         md.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ')
                 .append(System.getProperty("java.runtime.version")).append('\n');
-        md.append("- redis-server ").append(redisVersion).append(", one server shared by every contender\n");
+        md.append("- redis-server ").append(redisVersion).append(topologies != null
+                ? ", the same binary for every node of every topology\n" : ", one server shared by every contender\n");
         md.append("- ").append(libraries).append('\n');
         if (settings.anyLockPart() && settings.jmh) {
             md.append("- JMH (a, b, d): ").append(settings.jmhSettings())
@@ -245,6 +259,9 @@ final class Report {
         }
         md.append('\n');
 
+        if (topologies != null) {
+            appendTopologies(md);
+        }
         if (settings.anyLockPart()) {
             appendLocks(md);
         }
@@ -265,7 +282,8 @@ final class Report {
                 continue;
             }
             Map<String, JmhRow> rows = jmh.getOrDefault(scenario, Map.of());
-            for (String contender : JMH_CONTENDERS) {
+            for (String contender : scenario.equals(A) ? JMH_CONTENDERS_OF.get(
+                    LockUncontendedBenchmark.class.getSimpleName()) : JMH_CONTENDERS) {
                 JmhRow row = rows.get(contender);
                 if (row == null) {
                     if (settings.jmh) {
@@ -275,7 +293,8 @@ final class Report {
                     continue;
                 }
                 String breakdown = row.stats == null ? "" : escape(row.stats.breakdown(row.ops));
-                if (scenario.equals(D) && row.ops > 0 && !contender.equals(Contender.PING_FLOOR)) {
+                if (scenario.equals(D) && row.ops > 0 && !contender.equals(Contender.PING_FLOOR)
+                        && !contender.equals(Contender.WRITING_SCRIPT_FLOOR)) {
                     breakdown += String.format(Locale.ROOT, "; %.1f%% of attempts acquired",
                             100.0 * row.acquired / row.ops);
                 }
@@ -297,6 +316,7 @@ final class Report {
 
         appendTargets(md);
         appendCrossCheck(md);
+        appendConcurrentCheck(md);
         appendHandoffDetails(md);
         appendTraces(md);
     }
@@ -422,6 +442,122 @@ final class Report {
             }
         }
         md.append("\n\n");
+    }
+
+    private void appendTopologies(StringBuilder md) {
+        md.append("## Topologies\n\n");
+        md.append("All three started by the test kit and running at once on this machine, every client configured for"
+                + " its topology the way its library documents and otherwise default:\n\n");
+        topologies.servers.forEach((t, what) -> md.append("- ").append(t).append(": ").append(what)
+                .append(String.format(Locale.ROOT, "; its processes use %.1f%% of a core while no client works%n",
+                        topologies.idleCpuNanosPerSecond.getOrDefault(t, Double.NaN) / 1e7)));
+        md.append('\n');
+        md.append("| Workload | Topology | Contender | ops/s (median) | ops/s min–max | p50 µs | p99 µs"
+                + " | Redis CPU µs/op, all nodes | Baton / Redisson | / standalone |\n");
+        md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<TopologyComparison.Workload, Map<String, Map<String, TopologyComparison.Slices>>> w
+                : topologies.slices.entrySet()) {
+            Map<String, TopologyComparison.Slices> standalone = w.getValue().get(RedisTarget.STANDALONE);
+            for (Map.Entry<String, Map<String, TopologyComparison.Slices>> t : w.getValue().entrySet()) {
+                TopologyComparison.Slices redisson = t.getValue().get(Contender.REDISSON);
+                for (Map.Entry<String, TopologyComparison.Slices> c : t.getValue().entrySet()) {
+                    TopologyComparison.Slices r = c.getValue();
+                    double min = r.opsPerSecond.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN);
+                    double max = r.opsPerSecond.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN);
+                    Percentiles p = r.latencies.isEmpty() ? null : Percentiles.pooled(r.latencies);
+                    TopologyComparison.Slices base = standalone == null ? null : standalone.get(c.getKey());
+                    boolean baton = c.getKey().startsWith(Contender.BATON);
+                    md.append("| ").append(w.getKey().label).append(" | ").append(t.getKey()).append(" | ")
+                            .append(c.getKey()).append(" | ").append(ops(r.medianOps())).append(" | ").append(ops(min))
+                            .append("–").append(ops(max)).append(" | ")
+                            .append(p == null ? "" : us(p.micros(50))).append(" | ")
+                            .append(p == null ? "" : us(p.micros(99))).append(" | ")
+                            .append(String.format(Locale.ROOT, "%.1f", RateLimiterCrossCheck.median(r.redisCpuMicros)))
+                            .append(" | ").append(baton && redisson != null ? String.format(Locale.ROOT, "%.2fx",
+                                    r.medianOps() / redisson.medianOps()) : "")
+                            .append(" | ").append(base == null || t.getKey().equals(RedisTarget.STANDALONE) ? ""
+                                    : String.format(Locale.ROOT, "%.2fx", r.medianOps() / base.medianOps()))
+                            .append(" |\n");
+                }
+            }
+        }
+        appendAcknowledgementCost(md);
+        md.append("\nWithin a workload, every topology and contender pair runs ").append(settings.topologySlices())
+                .append(" slices of ").append(settings.crossCheckSlice().toMillis()).append(" ms in turn, rotating who"
+                        + " goes first, after 1 s of warm-up each; ops/s is the median of the slices. p50/p99: every"
+                        + " lock()+unlock() of the 1-thread workload, timed. Redis CPU: user + system time of every"
+                        + " redis-server process of the topology (replicas and sentinels included) per operation, less"
+                        + " what they use while no client works, median of the slices. Rate limiters: ")
+                .append(String.format(Locale.ROOT, "%,d", TopologyComparison.RATE_LIMITERS)).append(" limiters of ")
+                .append(RateLimiterContender.Rate.PER_KEY).append(" per contender, one picked at random per"
+                        + " decision (nearly all granted). / standalone: ops/s against the same contender on the"
+                        + " standalone server.\n\n");
+    }
+
+    /** What replica acknowledgement costs behind Sentinel: baton-acked against plain Baton on the same servers. */
+    private void appendAcknowledgementCost(StringBuilder md) {
+        StringBuilder line = new StringBuilder();
+        for (Map.Entry<TopologyComparison.Workload, Map<String, Map<String, TopologyComparison.Slices>>> w
+                : topologies.slices.entrySet()) {
+            Map<String, TopologyComparison.Slices> sentinel = w.getValue().get(RedisTarget.SENTINEL);
+            TopologyComparison.Slices acked = sentinel == null ? null : sentinel.get(Contender.BATON_ACKED);
+            TopologyComparison.Slices plain = sentinel == null ? null : sentinel.get(Contender.BATON);
+            if (acked == null || plain == null) {
+                continue;
+            }
+            line.append(line.length() == 0 ? "" : "; ").append(w.getKey().label).append(String.format(Locale.ROOT,
+                    ": %s against %s ops/s (%.2fx)", ops(acked.medianOps()), ops(plain.medianOps()),
+                    acked.medianOps() / plain.medianOps()));
+            if (!acked.latencies.isEmpty() && !plain.latencies.isEmpty()) {
+                line.append(String.format(Locale.ROOT, ", p50 %s against %s µs",
+                        us(Percentiles.pooled(acked.latencies).micros(50)),
+                        us(Percentiles.pooled(plain.latencies).micros(50))));
+            }
+        }
+        if (line.length() > 0) {
+            md.append("\nReplica acknowledgement behind Sentinel (").append(Contender.BATON_ACKED)
+                    .append(": `replicaAcknowledged(1, 2 s)`, a `WAIT` for 1 of the 2 replicas after every acquisition,"
+                            + " against plain Baton on the same servers): ").append(line).append(".\n");
+        }
+    }
+
+    private void appendConcurrentCheck(StringBuilder md) {
+        if (concurrentCheck == null) {
+            return;
+        }
+        md.append("### Concurrent cross-check: Baton against the lock floors, alternating slices in one JVM\n\n");
+        md.append("| Scenario | Contender | ops/s per slice | ops/s (median) | client CPU µs/op | Redis CPU µs/op"
+                + " | ops/s, this / Baton |\n|---|---|---|---:|---:|---:|---:|\n");
+        for (Map.Entry<String, Map<String, ConcurrentCrossCheck.Slices>> shape : concurrentCheck.entrySet()) {
+            ConcurrentCrossCheck.Slices baton = shape.getValue().get(Contender.BATON);
+            for (Map.Entry<String, ConcurrentCrossCheck.Slices> e : shape.getValue().entrySet()) {
+                ConcurrentCrossCheck.Slices r = e.getValue();
+                StringBuilder each = new StringBuilder();
+                for (double v : r.opsPerSecond()) {
+                    each.append(each.length() == 0 ? "" : ", ").append(ops(v));
+                }
+                boolean floor = !e.getKey().equals(Contender.BATON);
+                md.append("| ").append(shape.getKey()).append(" | ").append(e.getKey()).append(" | ").append(each)
+                        .append(" | ").append(ops(r.medianOps()))
+                        .append(String.format(Locale.ROOT, " | %.1f | %.1f | ",
+                                RateLimiterCrossCheck.median(r.clientCpuMicros()),
+                                RateLimiterCrossCheck.median(r.redisCpuMicros())))
+                        .append(floor && baton != null
+                                ? String.format(Locale.ROOT, "%.2fx", r.medianOps() / baton.medianOps()) : "")
+                        .append(" |\n");
+            }
+        }
+        md.append("\nEvery contender open in one JVM, one client each shared by the threads; ")
+                .append(settings.concurrentSlices()).append(" slices of ").append(settings.crossCheckSlice().toMillis())
+                .append(" ms per contender, rotating who goes first, after 1 s of warm-up each. (b') is scenario (b):"
+                        + " each thread locks and unlocks a lock of its own; (d') is scenario (d): one tryLock(0) on one"
+                        + " of 1000 names, and unlock() if it acquired. writing-script-floor: two EVALSHAs, one that"
+                        + " only SETs the key with an expiry and one that only DELs it; setnx-floor: `SET key token NX"
+                        + " PX` and a compare-and-delete script; baton-scripts: Baton's own acquire and release scripts"
+                        + " with Baton's arguments, sent by hand on the same kind of connection (what Baton's protocol"
+                        + " costs without its engine). CPU: medians of the slices, the whole benchmark JVM by"
+                        + " getProcessCpuTime and the redis-server process from /proc. Target: floor / Baton at most"
+                        + " 1.25x for writing-script-floor.\n\n");
     }
 
     private void appendHandoffDetails(StringBuilder md) {

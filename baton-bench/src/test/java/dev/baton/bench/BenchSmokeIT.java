@@ -6,6 +6,7 @@ import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisServer;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -133,5 +134,56 @@ class BenchSmokeIT {
         assertThat(markdown).contains("## Rate limiters", "### Baton / faster peer", "### Interleaved cross-check",
                         "### Redis memory per limiter")
                 .doesNotContain("### Targets");
+    }
+
+    @Test
+    void topologiesRunsNothingElse() {
+        BenchMain.Settings topologies = BenchMain.Settings.parse(new String[] {"--topologies", "--quick"});
+
+        assertThat(topologies.topologies).isTrue();
+        assertThat(topologies.anyLockPart()).isFalse();
+        assertThat(topologies.rate).isFalse();
+    }
+
+    @Test
+    void concurrentCrossCheckMeasuresBatonAndBothFloorsAtBothShapes() throws Exception {
+        Map<String, Map<String, ConcurrentCrossCheck.Slices>> check = ConcurrentCrossCheck.run(server.uri(),
+                List.of(server.pid()), ConcurrentCrossCheck.CONTENDERS, 1, Duration.ofMillis(200),
+                Duration.ofMillis(300));
+
+        assertThat(check).hasSize(ConcurrentCrossCheck.Shape.values().length);
+        check.forEach((shape, byContender) -> {
+            assertThat(byContender).as(shape).containsOnlyKeys(ConcurrentCrossCheck.CONTENDERS);
+            byContender.forEach((contender, slices) -> {
+                assertThat(slices.medianOps()).as(shape + " " + contender + " ops/s").isPositive();
+                assertThat(RateLimiterCrossCheck.median(slices.redisCpuMicros()))
+                        .as(shape + " " + contender + " Redis CPU per op").isNotNegative();
+            });
+        });
+    }
+
+    @Test
+    void topologyComparisonRunsBatonAndRedissonOnEveryTopology(@TempDir Path dir) throws Exception {
+        TopologyComparison.Result result = TopologyComparison.run(RedisBinary.locate(), 1, Duration.ofMillis(200),
+                Duration.ofMillis(300));
+
+        assertThat(result.slices).containsOnlyKeys(TopologyComparison.Workload.values());
+        result.slices.forEach((workload, byTopology) -> {
+            assertThat(byTopology).as(workload.label)
+                    .containsOnlyKeys(RedisTarget.STANDALONE, RedisTarget.SENTINEL, RedisTarget.CLUSTER);
+            byTopology.forEach((topology, byContender) -> {
+                assertThat(byContender).as(workload.label + " on " + topology)
+                        .containsOnlyKeys(TopologyComparison.contenders(workload, topology));
+                byContender.forEach((contender, slices) -> assertThat(slices.medianOps())
+                        .as(workload.label + ", " + contender + " on " + topology).isPositive());
+            });
+        });
+        Report report = new Report(BenchMain.Settings.parse(
+                new String[] {"--topologies", "--quick", "--out", dir.resolve("t.md").toString()}));
+        report.topologies = result;
+        assertThat(result.slices.get(TopologyComparison.Workload.LOCK_1).get(RedisTarget.SENTINEL))
+                .containsKey(Contender.BATON_ACKED);
+        assertThat(report.markdown()).contains("## Topologies", "| sentinel | baton |", "| cluster | redisson |",
+                "| sentinel | baton-acked |", "Replica acknowledgement behind Sentinel");
     }
 }

@@ -36,7 +36,7 @@ if held[1] and held[1] ~= ARGV[1] then
   end
   return {0, redis.call('PTTL', KEYS[1])}
 end
-local token = mint_token(KEYS[2], ARGV[4])
+local token, number = mint_token(KEYS[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return {1, tonumber(token), 1}
+return {1, number, 1}

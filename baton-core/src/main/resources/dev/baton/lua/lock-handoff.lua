@@ -18,7 +18,7 @@ local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count')
 if not owns(held[1], held[2], ARGV[1], ARGV[2]) or held[3] ~= '1' then
   return -1
 end
-local token = mint_token(KEYS[2], ARGV[6]) -- lib/mint-token.lua, prepended when the script is loaded
+local token, number = mint_token(KEYS[2], ARGV[6]) -- lib/mint-token.lua, prepended when the script is loaded
 redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'token', token, 'holder', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return tonumber(token)
+return number

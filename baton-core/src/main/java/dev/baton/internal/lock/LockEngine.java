@@ -50,7 +50,7 @@ public final class LockEngine implements AutoCloseable {
     private final Ticker ticker;
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
-    private final Map<String, Hold> threadHolds = new ConcurrentHashMap<>();
+    private final Map<HoldKey, Hold> threadHolds = new ConcurrentHashMap<>();
     /** The hold of this Baton on each lock it holds, by lock key: lets local waiters queue without asking Redis. */
     private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
     private final LockCalls calls;
@@ -514,7 +514,14 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
-    private static String holdKey(LockKeys keys, String owner) {
-        return owner + '\n' + keys.lock();
+    /**
+     * A thread's hold on one lock, by owner and lock key. A pair rather than a concatenated string: it is looked up
+     * several times per lock() and unlock(), and both strings are long-lived, with their hashes cached.
+     */
+    private record HoldKey(String owner, String lock) {
+    }
+
+    private static HoldKey holdKey(LockKeys keys, String owner) {
+        return new HoldKey(owner, keys.lock());
     }
 }

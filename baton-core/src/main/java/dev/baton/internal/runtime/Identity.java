@@ -15,6 +15,15 @@ public final class Identity {
     private final String instanceId;
     private final String holderPrefix;
     private final AtomicLong leaseSequence = new AtomicLong();
+    /**
+     * The owner id and holder description of each thread that used this instance, built once per thread (the
+     * holder again after a rename): every acquisition and release asks for them, and building them anew each time
+     * cost two string concatenations and their hashing per call.
+     */
+    private final ThreadLocal<CallingThread> callingThreads = new ThreadLocal<>();
+
+    private record CallingThread(String owner, String name, String holder) {
+    }
 
     public Identity() {
         this.instanceId = randomId();
@@ -27,7 +36,7 @@ public final class Identity {
 
     /** Owner of the thread-owned Lock methods: (this instance, the calling thread). */
     public String threadOwner() {
-        return instanceId + ":t" + Thread.currentThread().getId();
+        return callingThread().owner();
     }
 
     /** A fresh owner for one Lease. */
@@ -41,7 +50,20 @@ public final class Identity {
 
     /** "instance pid host thread-name" for the calling thread; parsed back by {@code LockEngine.inspect}. */
     public String holderOfCallingThread() {
-        return holderPrefix + Thread.currentThread().getName();
+        return callingThread().holder();
+    }
+
+    private CallingThread callingThread() {
+        Thread thread = Thread.currentThread();
+        String name = thread.getName();
+        CallingThread known = callingThreads.get();
+        // Same String object: the thread was not renamed since (a rename to an equal name only costs a rebuild).
+        if (known == null || known.name() != name) {
+            known = new CallingThread(known != null ? known.owner() : instanceId + ":t" + thread.getId(), name,
+                    holderPrefix + name);
+            callingThreads.set(known);
+        }
+        return known;
     }
 
     private static String randomId() {

@@ -91,6 +91,8 @@ public final class RedisGateway implements Transport {
     private final RedisKeyAsyncCommands<String, String> keyCommands;
     private final BaseRedisAsyncCommands<String, String> base;
     private final Duration commandTimeout;
+    /** How long a blocking call waits at most (see {@link #await(CompletionStage)}); computed once, not per call. */
+    private final Duration awaitBound;
     private final String endpoint;
     private final boolean credentialsGiven;
     private final BatonConfig config;
@@ -103,6 +105,7 @@ public final class RedisGateway implements Transport {
     private RedisGateway(BatonConfig config) {
         this.config = config;
         this.commandTimeout = config.commandTimeout();
+        this.awaitBound = commandTimeout.multipliedBy(2).plusMillis(100);
         this.address = RedisAddress.parse(config.uri());
         this.uri = lettuceUri(address, config);
         this.cluster = !config.clusterSeeds().isEmpty();
@@ -409,7 +412,7 @@ public final class RedisGateway implements Transport {
      * unlock in its {@code finally} block.
      */
     public <T> T await(CompletionStage<T> stage) {
-        return await(stage, commandTimeout.multipliedBy(2).plusMillis(100), commandTimeout);
+        return await(stage, awaitBound, commandTimeout);
     }
 
     /** {@link #await(CompletionStage)} with a shorter bound of its own, for calls in a hurry (rate-limit decisions). */
