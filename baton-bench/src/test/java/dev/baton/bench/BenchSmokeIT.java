@@ -23,6 +23,9 @@ class BenchSmokeIT {
 
     @BeforeAll
     static void start() {
+        // JMH refuses to start while another JMH run holds /tmp/jmh.lock, so that two measurements never share the
+        // machine. This test checks that the harness works, not figures: a benchmark run beside it must not fail it.
+        System.setProperty("jmh.ignoreLock", "true");
         RedisBinary binary = RedisBinary.locate();
         server = RedisServer.start(binary, RateLimiterMemory.serverOptions(binary));
     }

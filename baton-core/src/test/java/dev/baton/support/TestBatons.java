@@ -18,6 +18,15 @@ public final class TestBatons {
                 .recheckInterval(RECHECK).build();
     }
 
+    /**
+     * For tests that are not about timeouts or expiry (leaks, counts under load): a command timeout and a watchdog
+     * lease that a loaded machine's slow moments cannot reach, so only what the test is about can fail it.
+     */
+    public static BatonConfig patientConfig(String uri) {
+        return BatonConfig.builder().uri(uri).watchdogLease(Duration.ofSeconds(30))
+                .commandTimeout(Duration.ofSeconds(5)).recheckInterval(RECHECK).build();
+    }
+
     public static Baton connect(String uri) {
         return Baton.connect(config(uri));
     }

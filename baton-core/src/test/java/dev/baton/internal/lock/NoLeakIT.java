@@ -30,8 +30,8 @@ class NoLeakIT {
 
     @Test
     void tenThousandContendedCyclesLeaveNothingBehind() throws Exception {
-        List<LockEngine> engines = List.of(LockEngine.start(TestBatons.config(redis.server().uri())),
-                LockEngine.start(TestBatons.config(redis.server().uri())));
+        List<LockEngine> engines = List.of(LockEngine.start(TestBatons.patientConfig(redis.server().uri())),
+                LockEngine.start(TestBatons.patientConfig(redis.server().uri())));
         int clientsBefore = clientCount();
         ExecutorService pool = Executors.newFixedThreadPool(engines.size() * THREADS_PER_ENGINE);
         try {
