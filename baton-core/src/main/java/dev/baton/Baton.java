@@ -107,6 +107,56 @@ public final class Baton implements AutoCloseable {
     }
 
     /**
+     * The fair lock of this name: reentrant like {@link #lock(String)}, and granted strictly in the order in which
+     * waiters' first attempts reached Redis, across processes. Release hands the lock straight to the next waiter.
+     * A fair lock is a lock of its own: it never excludes the plain lock of the same name. Cheap: no Redis call.
+     *
+     * @param name 1 to 1024 bytes of UTF-8, not blank
+     * @return the lock
+     * @throws IllegalArgumentException if the name is blank or too long
+     */
+    public DistributedLock fairLock(String name) {
+        return engine.fairLock(name);
+    }
+
+    /**
+     * The read-write lock of this name; see {@link DistributedReadWriteLock}. Cheap: no Redis call.
+     *
+     * @param name 1 to 1024 bytes of UTF-8, not blank
+     * @return the lock
+     * @throws IllegalArgumentException if the name is blank or too long
+     */
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return engine.readWriteLock(name);
+    }
+
+    /**
+     * The semaphore of this name with expiring permits; see {@link DistributedSemaphore}. Cheap: no Redis call; the
+     * total is written by the first acquisition that finds the semaphore new.
+     *
+     * @param name    1 to 1024 bytes of UTF-8, not blank
+     * @param permits the total when the semaphore is new, at least 1; an existing semaphore keeps its own (see
+     *                {@link DistributedSemaphore#setPermits(int)})
+     * @return the semaphore
+     * @throws IllegalArgumentException if the name is blank or too long, or {@code permits} is less than 1
+     */
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return engine.semaphore(name, permits);
+    }
+
+    /**
+     * One lock over several names, all or nothing: a caller holds every one of the plain locks of these names, or
+     * none. Two callers asking for overlapping sets in different orders never deadlock. Cheap: no Redis call.
+     *
+     * @param names at least one lock name, each 1 to 1024 bytes of UTF-8, not blank; duplicates count once
+     * @return the lock
+     * @throws IllegalArgumentException if no name is given, or a name is blank or too long
+     */
+    public DistributedLock multiLock(String... names) {
+        return engine.multiLock(names);
+    }
+
+    /**
      * The rate limiter of this name with these limits, shared with every process that asks for the same name on the
      * same Redis. Cheap: no Redis call. Several limits are checked and charged together, all or nothing:
      * {@code baton.rateLimiter("api", RateLimit.of(100, Duration.ofSeconds(1)), RateLimit.of(10_000,

@@ -213,6 +213,16 @@ public interface DistributedLock extends Lock {
     boolean isLocked();
 
     /**
+     * Who holds the lock right now, how often, for how much longer, and the last fencing token of its name: one
+     * atomic Redis read, meant for operators and diagnostics. For a lock shared by several holders at once (the read
+     * side of a read-write lock) the holder reported is one of them.
+     *
+     * @return the lock's state at the instant Redis ran the read
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
+     */
+    LockInfo inspect();
+
+    /**
      * Whether the current thread holds the lock through the thread-owned methods (no Redis call).
      *
      * @return true if the current thread holds it, as far as this process knows

@@ -117,6 +117,8 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     // Data, not decisions: what the current state needs to remember.
     private volatile long epochSeen = -1;
+    /** When the latest try was sent, on the engine's ticker. */
+    private volatile long lastSentAt;
     private volatile ScheduledFuture<?> recheckTimer;
     private volatile ScheduledFuture<?> deadlineTimer;
     private volatile CompletableFuture<Void> settled = CompletableFuture.completedFuture(null);
@@ -166,12 +168,33 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     @Override
-    public boolean wake() {
-        if (transition(ASLEEP, State.WOKEN) == null) {
+    public boolean wake(String message) {
+        long handedToken = request.driver().grantIn(message, request);
+        if (handedToken < 0 || transition(ASLEEP, State.WOKEN) == null) {
             return false;
         }
         cancelRecheck();
+        if (handedToken > 0 && takeHandedLock(handedToken)) {
+            return true;
+        }
         send();
+        return true;
+    }
+
+    /**
+     * The release script made this attempt's owner the holder and said so in the message: the attempt ends with the
+     * lock without asking Redis. The lease is counted from this attempt's last try, which reached Redis before the
+     * handoff could (the owner was queued by it), so the local estimate never outlives the lease in Redis. If that
+     * leaves less than half the lease, the attempt asks Redis instead, whose acquire script recognises the handed
+     * lock and grants it with a fresh lease.
+     */
+    private boolean takeHandedLock(long token) {
+        long since = lastSentAt;
+        if (engine.nanos() - since > TimeUnit.MILLISECONDS.toNanos(request.leaseMillis()) / 2) {
+            return false;
+        }
+        Grant grant = new Grant(token, 1, since);
+        settled = complete(ONLY_WOKEN, state.get().ended() ? null : engine.granted(request, grant), grant);
         return true;
     }
 
@@ -271,6 +294,9 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
      * waiter that is itself only queued: two newcomers must not queue behind each other with nobody asking Redis.)
      */
     private boolean queuedLocally() {
+        if (!request.driver().localQueueing()) {
+            return false;
+        }
         return engine.heldLocallyByOther(keys, request.owner())
                 || engine.notifications().hasSleepingWaiterOtherThan(keys.channel(), this);
     }
@@ -310,13 +336,14 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         epochSeen = engine.notifications().epoch(keys.channel());
         long sentAt = engine.nanos();
+        lastSentAt = sentAt;
         settled = engine.tryAcquire(request, waits)
                 .handle((reply, error) -> onReply(reply, error, sentAt))
                 .thenCompose(f -> f);
     }
 
     /** @return a future that completes when any clean-up this reply triggered is done */
-    private CompletableFuture<Void> onReply(LockCalls.Acquired reply, Throwable error, long sentAt) {
+    private CompletableFuture<Void> onReply(LockDriver.Acquired reply, Throwable error, long sentAt) {
         if (error != null) {
             fail(error);
             return CompletableFuture.completedFuture(null);
@@ -377,7 +404,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             // its holder, so the caller gets the same answer as every other waiter, and the grant is undone.
             fail(engine.closedWhileWaiting(keys));
             engine.abandon(hold, grant);
-            return engine.releaseOrphan(keys, request.owner(), grant.token());
+            return engine.releaseOrphan(request.driver(), keys, request.owner(), grant.token());
         }
         if (hold != null) {
             if (end(from, State.ACQUIRED, hold, null)) {
@@ -386,7 +413,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             engine.abandon(hold, grant);
         }
         // The caller gave up while the grant was on its way: undo the acquisition it no longer wants.
-        return engine.releaseOrphan(keys, request.owner(), grant.token());
+        return engine.releaseOrphan(request.driver(), keys, request.owner(), grant.token());
     }
 
     /** Asleep: until woken, claimed, or the re-check delay passes. */
@@ -437,6 +464,10 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         ScheduledFuture<?> d = deadlineTimer;
         if (d != null) {
             d.cancel(false);
+        }
+        if (waits && outcome != State.ACQUIRED && !engine.isClosed()) {
+            // Sent after every try of ours, so Redis runs it after them: a mark a try left cannot outlive it.
+            engine.abandonMark(request);
         }
         if (left == State.FIRST_TRY) {
             return; // never registered

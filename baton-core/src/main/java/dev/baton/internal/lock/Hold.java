@@ -15,6 +15,8 @@ import java.util.concurrent.ScheduledFuture;
 final class Hold {
     enum State { HELD, RELEASED, LOST }
 
+    /** The kind of lock, whose scripts release and renew this hold. */
+    final LockDriver driver;
     final LockKeys keys;
     final String owner;
     final long token;
@@ -29,7 +31,9 @@ final class Hold {
     private long expiresAtNanos;
     private ScheduledFuture<?> expiryTimer;
 
-    Hold(LockKeys keys, String owner, long token, int count, boolean watchdog, long expiresAtNanos) {
+    Hold(LockDriver driver, LockKeys keys, String owner, long token, int count, boolean watchdog,
+         long expiresAtNanos) {
+        this.driver = driver;
         this.keys = keys;
         this.owner = owner;
         this.token = token;

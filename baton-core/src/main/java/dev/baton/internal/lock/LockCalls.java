@@ -13,11 +13,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The lock scripts as typed calls: the one place that builds their {@code KEYS} and {@code ARGV} and reads their
+ * The driver of the reentrant, non-fair lock (the plain mutex): its scripts as typed calls: the one place that builds their {@code KEYS} and {@code ARGV} and reads their
  * replies, so that the engine, the watchdog and the attempts never assemble arguments or cast replies. Each method
  * names its script; the meaning of every argument and reply is in the script's header.
  */
-final class LockCalls {
+final class LockCalls implements LockDriver {
     static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
     static final Script RELEASE = Script.load("lock-release", "owns", "notify");
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token");
@@ -36,19 +36,16 @@ final class LockCalls {
         this.sharded = gateway.shardedPubSub() ? "1" : "0";
     }
 
-    /**
-     * The reply of {@code lock-acquire.lua}.
-     *
-     * @param granted   whether the lock is now the caller's (acquired or re-entered)
-     * @param token     the fencing token of the hold, when granted
-     * @param holdCount the hold count, when granted (1 for a fresh acquisition)
-     * @param pttl      when not granted, the holder's remaining lease in milliseconds
-     */
-    record Acquired(boolean granted, long token, int holdCount, long pttl) {
+
+    /** Exclusive, with unordered waiters: local handoff and local queueing are allowed. */
+    @Override
+    public boolean localQueueing() {
+        return true;
     }
 
     /** {@code lock-acquire.lua}: acquire or re-enter; marks the lock as waited for if the caller will wait. */
-    CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
+    @Override
+    public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
         return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r), acquireArgs(r, willWait))
                 .thenApply(LockCalls::acquired);
     }
@@ -99,7 +96,8 @@ final class LockCalls {
      * @param publish whether to notify even if no waiter marked the lock (the releasing Baton has local waiters)
      * @return the hold count left (0: released), or -1 if this hold was no longer in Redis
      */
-    CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
+    @Override
+    public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
         return gateway.run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
                 Long.toString(token), keys.channel(), publish ? "1" : "0", sharded);
     }
@@ -109,7 +107,8 @@ final class LockCalls {
      *
      * @return the new owner's fencing token, or -1 if the current owner no longer held it exactly once
      */
-    CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+    @Override
+    public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
         return gateway.run(HANDOFF, ScriptOutputType.INTEGER,
                 new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
                 to.owner(), Long.toString(to.leaseMillis()), to.holder(), tokenRetentionMillis);
@@ -120,7 +119,8 @@ final class LockCalls {
      *
      * @return for each hold, in order, whether it was renewed
      */
-    CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
+    @Override
+    public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
         String[] keys = new String[batch.size()];
         String[] args = new String[2 * batch.size() + 1];
         args[0] = Long.toString(leaseMillis);
@@ -140,13 +140,20 @@ final class LockCalls {
     }
 
     /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */
-    CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
         return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER, new String[] {keys.lock()},
                 keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
     }
 
+    @Override
+    public CompletableFuture<Boolean> isLocked(LockKeys keys) {
+        return gateway.exists(keys.lock());
+    }
+
     /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */
-    CompletableFuture<LockInfo> inspect(LockKeys keys) {
+    @Override
+    public CompletableFuture<LockInfo> inspect(LockKeys keys) {
         return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.counter()}).thenApply(r -> {
                     long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));

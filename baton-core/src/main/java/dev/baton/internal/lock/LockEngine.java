@@ -9,6 +9,8 @@ import dev.baton.internal.transport.Transport;
 import dev.baton.BatonConfig;
 import dev.baton.BatonListener;
 import dev.baton.DistributedLock;
+import dev.baton.DistributedReadWriteLock;
+import dev.baton.DistributedSemaphore;
 import dev.baton.LockInfo;
 import dev.baton.LockOptions;
 import dev.baton.ReplicaAcknowledgement;
@@ -30,9 +32,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lock protocol of one Baton, shared by thread-owned locks and leases: it runs the scripts, turns grants into
- * {@link Hold}s, hands watchdog holds to the {@link Watchdog} and times fixed leases out. Facades
- * ({@link RedisDistributedLock}, {@link RedisLease}) only check arguments and translate outcomes.
+ * The lock machinery of one Baton, shared by every kind of lock and by thread-owned locks and leases alike: it runs
+ * attempts, turns grants into {@link Hold}s, hands watchdog holds to the {@link Watchdog}, times fixed leases out and
+ * tells holders about lost leases. What differs between kinds of lock (the scripts, whether holds are exclusive) is
+ * in their {@link LockDriver}; facades ({@link RedisDistributedLock}, {@link RedisLease}) only check arguments and
+ * translate outcomes.
  *
  * <p>Owners are opaque strings: {@code <instance>:t<thread id>} for thread-owned holds, {@code <instance>:L<n>} for
  * leases. The runtime's single-threaded scheduler serves timers, re-checks and renewals; its tasks never block. The
@@ -51,8 +55,13 @@ public final class LockEngine implements AutoCloseable {
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
     private final Map<HoldKey, Hold> threadHolds = new ConcurrentHashMap<>();
-    /** The hold of this Baton on each lock it holds, by lock key: lets local waiters queue without asking Redis. */
+    /**
+     * The hold of this Baton on each lock it holds, by lock key, for drivers with {@link LockDriver#localQueueing()}:
+     * lets local waiters queue without asking Redis.
+     */
     private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
+    /** Every hold not yet ended, of every driver: what {@link #endEverything} must tell when the Baton closes. */
+    private final Set<Hold> live = ConcurrentHashMap.newKeySet();
     private final LockCalls calls;
     private final long recheckNanos;
     private final int localHandoffLimit;
@@ -111,12 +120,45 @@ public final class LockEngine implements AutoCloseable {
                     + "on a Redis Cluster (WAIT would have to reach the master of the lock's hash slot); use "
                     + "LockOptions.unacknowledged() there");
         }
-        return new RedisDistributedLock(this, keys, ack);
+        return new RedisDistributedLock(this, calls, keys, ack);
+    }
+
+    /** The fair lock of this name. */
+    public DistributedLock fairLock(String name) {
+        Require.lockName(name);
+        throw new UnsupportedOperationException("fair locks are not built yet");
+    }
+
+    /** The read-write lock of this name. */
+    public DistributedReadWriteLock readWriteLock(String name) {
+        Require.lockName(name);
+        throw new UnsupportedOperationException("read-write locks are not built yet");
+    }
+
+    /** The semaphore of this name. */
+    public DistributedSemaphore semaphore(String name, int permits) {
+        Require.lockName(name);
+        throw new UnsupportedOperationException("semaphores are not built yet");
+    }
+
+    /** The multi-lock over these names. */
+    public DistributedLock multiLock(String... names) {
+        throw new UnsupportedOperationException("multi-locks are not built yet");
     }
 
     public LockInfo inspect(String name) {
         checkOpen();
         return gateway.await(calls.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
+    }
+
+    /** The driver of the plain reentrant lock. */
+    LockDriver mutex() {
+        return calls;
+    }
+
+    /** This Baton's namespace, the first part of every key. */
+    String namespace() {
+        return config.namespace();
     }
 
     // ---- owners ----
@@ -137,17 +179,29 @@ public final class LockEngine implements AutoCloseable {
      */
     AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
                            boolean threadOwned, ReplicaAcknowledgement ack) {
+        return attempt(calls, keys, owner, 1, leaseMillis, watchdogLease, waitNanos, threadOwned, ack);
+    }
+
+    /**
+     * Starts an attempt on a lock of any kind; see {@link #attempt(LockKeys, String, long, boolean, long, boolean,
+     * ReplicaAcknowledgement)}.
+     *
+     * @param permits how much of the lock to ask for (1, or n permits of a semaphore)
+     * @param ack     replica acknowledgement, only for the plain lock ({@link #mutex()}); null otherwise
+     */
+    AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, int permits, long leaseMillis,
+                           boolean watchdogLease, long waitNanos, boolean threadOwned, ReplicaAcknowledgement ack) {
         checkOpen();
-        Hold current = threadOwned ? threadHolds.get(holdKey(keys, owner)) : null;
+        Hold current = threadOwned ? threadHolds.get(holdKey(driver, keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
-        AcquireRequest request = new AcquireRequest(keys, owner, identity.holderOfCallingThread(), leaseMillis,
-                heldToken, watchdogLease, threadOwned, ticker.nanos(), ack);
+        AcquireRequest request = new AcquireRequest(driver, keys, owner, identity.holderOfCallingThread(), permits,
+                leaseMillis, heldToken, watchdogLease, threadOwned, ticker.nanos(), ack);
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
-    CompletableFuture<LockCalls.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
+    CompletableFuture<LockDriver.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
         ReplicaAcknowledgement ack = r.acknowledgement();
-        return ack == null ? calls.acquire(r, willWait)
+        return ack == null ? r.driver().acquire(r, willWait)
                 : calls.acquireAcknowledged(r, willWait, ack).thenCompose(reply -> confirm(r, ack, reply));
     }
 
@@ -157,9 +211,9 @@ public final class LockEngine implements AutoCloseable {
      * arrives with nothing left behind. A try that found the lock held passes through: it wrote at most the
      * {@code waiters} mark, which needs no acknowledgement.
      */
-    private CompletableFuture<LockCalls.Acquired> confirm(AcquireRequest r, ReplicaAcknowledgement ack,
-                                                          LockCalls.AcknowledgedAcquire reply) {
-        LockCalls.Acquired acquired = reply.acquired();
+    private CompletableFuture<LockDriver.Acquired> confirm(AcquireRequest r, ReplicaAcknowledgement ack,
+                                                           LockCalls.AcknowledgedAcquire reply) {
+        LockDriver.Acquired acquired = reply.acquired();
         if (!acquired.granted()) {
             return CompletableFuture.completedFuture(acquired);
         }
@@ -179,7 +233,8 @@ public final class LockEngine implements AutoCloseable {
                 : new ReplicaAcknowledgementException(name, reply.acknowledged(), ack.replicas(), ack.timeout());
         log.warn("undoing the acquisition of lock '{}' (fencing token {}, hold count {}, owner {}): {}", name,
                 acquired.token(), acquired.holdCount(), r.owner(), failure.getMessage());
-        return calls.release(r.keys(), r.owner(), acquired.token(), notifications.hasWaiters(r.keys().channel()))
+        return r.driver().release(r.keys(), r.owner(), acquired.token(),
+                        notifications.hasWaiters(r.keys().channel()))
                 .handle((left, e) -> {
                     if (e != null) {
                         RuntimeException undo = translate(e);
@@ -191,7 +246,10 @@ public final class LockEngine implements AutoCloseable {
                 });
     }
 
-    /** Whether another owner of this Baton holds the lock, as far as this Baton knows. */
+    /**
+     * Whether another owner of this Baton holds the lock, as far as this Baton knows; only known for drivers with
+     * {@link LockDriver#localQueueing()}.
+     */
     boolean heldLocallyByOther(LockKeys keys, String owner) {
         Hold h = localHolders.get(keys.lock());
         return h != null && h.isHeld() && !h.owner.equals(owner);
@@ -206,7 +264,7 @@ public final class LockEngine implements AutoCloseable {
                     grant.holdCount(), waited)));
         }
         long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(r.leaseMillis());
-        Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.keys(), r.owner())) : null;
+        Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
         if (existing != null && existing.isHeld()) {
             if (existing.token == grant.token()) {
                 existing.reentered(grant.holdCount(), r.watchdog(), expiresAt);
@@ -216,13 +274,14 @@ public final class LockEngine implements AutoCloseable {
             // Redis granted a fresh acquisition, so the hold we believed in was lost before we noticed.
             lost(existing, "the lock was found deleted or owned by someone else at re-entry");
         }
-        Hold hold = new Hold(r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(), expiresAt);
+        Hold hold = new Hold(r.driver(), r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(),
+                expiresAt);
         if (log.isDebugEnabled()) {
             log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
                     r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
         }
         if (r.threadOwned()) {
-            threadHolds.put(holdKey(r.keys(), r.owner()), hold);
+            threadHolds.put(holdKey(r.driver(), r.keys(), r.owner()), hold);
         }
         track(hold);
         return hold;
@@ -237,8 +296,9 @@ public final class LockEngine implements AutoCloseable {
         }
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);
-        threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
+        threadHolds.remove(holdKey(hold), hold);
         hold.markReleased();
+        live.remove(hold);
     }
 
     /**
@@ -255,7 +315,10 @@ public final class LockEngine implements AutoCloseable {
     }
 
     private void track(Hold hold) {
-        localHolders.put(hold.keys.lock(), hold);
+        live.add(hold);
+        if (hold.driver.localQueueing()) {
+            localHolders.put(hold.keys.lock(), hold);
+        }
         if (hold.watchdog()) {
             watchdog.watch(hold);
             hold.expiryTimer(null);
@@ -265,6 +328,7 @@ public final class LockEngine implements AutoCloseable {
         }
         if (!hold.isHeld()) {
             watchdog.unwatch(hold); // lost or released while being tracked
+            live.remove(hold);
         }
     }
 
@@ -284,7 +348,7 @@ public final class LockEngine implements AutoCloseable {
             // Before looking for local waiters: a waiter registers first and then looks for us (Dekker-style), so
             // either we see it here or it sees the lock as no longer held locally and asks Redis.
             localHolders.remove(hold.keys.lock(), hold);
-            ReleaseNotifications.Waiter next = localHandoffLimit == 0 ? null
+            ReleaseNotifications.Waiter next = localHandoffLimit == 0 || !hold.driver.localQueueing() ? null
                     : notifications.claimForHandoff(hold.keys.channel(), localHandoffLimit);
             if (next != null) {
                 return handOver(hold, (AcquireAttempt) next);
@@ -292,11 +356,12 @@ public final class LockEngine implements AutoCloseable {
         }
         long left;
         try {
-            left = gateway.await(calls.release(hold.keys, hold.owner, hold.token,
+            left = gateway.await(hold.driver.release(hold.keys, hold.owner, hold.token,
                     notifications.hasWaiters(hold.keys.channel())));
         } catch (RuntimeException e) {
             if (last) {
                 hold.markReleased(); // we gave it up; it expires with its lease
+                live.remove(hold);
             }
             throw e;
         }
@@ -307,6 +372,7 @@ public final class LockEngine implements AutoCloseable {
             }
         } else if (left == 0) {
             hold.markReleased();
+            live.remove(hold);
             if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener
                 runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(),
                         hold.token)));
@@ -325,7 +391,7 @@ public final class LockEngine implements AutoCloseable {
     private int handOver(Hold from, AcquireAttempt to) {
         AcquireRequest next = to.request();
         long sentAt = ticker.nanos();
-        CompletableFuture<Long> reply = calls.handoff(from, next);
+        CompletableFuture<Long> reply = from.driver.handoff(from, next);
         // Order matters for a hot lock: register the new owner's hold, let the releasing thread go on, and only then
         // wake the new owner. A releasing thread that loops back to lock() then sees the lock held locally and
         // queues for the next handoff, instead of racing to Redis.
@@ -349,6 +415,7 @@ public final class LockEngine implements AutoCloseable {
             token = gateway.await(outcome);
         } catch (RuntimeException e) {
             from.markReleased(); // we gave it up; it expires with its lease
+            live.remove(from);
             throw e;
         }
         if (token < 0) {
@@ -357,6 +424,7 @@ public final class LockEngine implements AutoCloseable {
             return -1;
         }
         from.markReleased();
+        live.remove(from);
         if (runtime.events().enabled()) {
             runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
                     token)));
@@ -369,8 +437,8 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** Best-effort release of an acquisition nobody wants any more (its caller timed out or was cancelled). */
-    CompletableFuture<Void> releaseOrphan(LockKeys keys, String owner, long token) {
-        return calls.release(keys, owner, token, notifications.hasWaiters(keys.channel()))
+    CompletableFuture<Void> releaseOrphan(LockDriver driver, LockKeys keys, String owner, long token) {
+        return driver.release(keys, owner, token, notifications.hasWaiters(keys.channel()))
                 .handle((v, e) -> {
                     if (e != null) {
                         log.warn("could not release lock '{}' (fencing token {}) that its caller no longer wanted; it "
@@ -380,17 +448,31 @@ public final class LockEngine implements AutoCloseable {
                 });
     }
 
-    void forgetThreadHold(Hold hold) {
-        threadHolds.remove(holdKey(hold.keys, hold.owner), hold);
+    /**
+     * Removes a mark an attempt left in Redis (a queue entry) after it ended without the lock; failures are logged,
+     * the mark then expires by itself.
+     */
+    void abandonMark(AcquireRequest request) {
+        request.driver().abandon(request).whenComplete((v, e) -> {
+            if (e != null) {
+                log.warn("could not withdraw the wait of {} for lock '{}'; it expires by itself: {}", request.owner(),
+                        request.keys().name(), translate(e).getMessage());
+            }
+        });
     }
 
-    Hold threadHold(LockKeys keys, String owner) {
-        return threadHolds.get(holdKey(keys, owner));
+    void forgetThreadHold(Hold hold) {
+        threadHolds.remove(holdKey(hold), hold);
+    }
+
+    Hold threadHold(LockDriver driver, LockKeys keys, String owner) {
+        return threadHolds.get(holdKey(driver, keys, owner));
     }
 
     void lost(Hold hold, String reason) {
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);
+        live.remove(hold);
         if (hold.markLost(reason)) {
             log.warn("lost lock '{}' (fencing token {}, owner {}): {}", hold.keys.name(), hold.token, hold.owner,
                     reason);
@@ -403,14 +485,19 @@ public final class LockEngine implements AutoCloseable {
         runtime.completeForUser(completion);
     }
 
-    boolean forceUnlock(LockKeys keys) {
+    boolean forceUnlock(LockDriver driver, LockKeys keys) {
         checkOpen();
-        return gateway.await(calls.forceUnlock(keys));
+        return gateway.await(driver.forceUnlock(keys));
     }
 
-    boolean isLocked(LockKeys keys) {
+    boolean isLocked(LockDriver driver, LockKeys keys) {
         checkOpen();
-        return gateway.await(gateway.exists(keys.lock()));
+        return gateway.await(driver.isLocked(keys));
+    }
+
+    LockInfo inspect(LockDriver driver, LockKeys keys) {
+        checkOpen();
+        return gateway.await(driver.inspect(keys));
     }
 
     // ---- plumbing for the engine's parts ----
@@ -434,10 +521,6 @@ public final class LockEngine implements AutoCloseable {
     /** A renewal round failed: for the listener. */
     void renewalFailed(int holds, String reason) {
         runtime.events().emit(l -> l.renewalFailed(new BatonListener.RenewalFailed(holds, reason)));
-    }
-
-    LockCalls calls() {
-        return calls;
     }
 
     ReleaseNotifications notifications() {
@@ -499,6 +582,7 @@ public final class LockEngine implements AutoCloseable {
         notifications.closeAll(new IllegalStateException("this Baton was closed while waiting for a lock"));
         Set<Hold> held = Collections.newSetFromMap(new IdentityHashMap<>());
         held.addAll(localHolders.values());
+        held.addAll(live);
         held.addAll(threadHolds.values());
         held.addAll(watchdog.watched());
         for (Hold hold : held) {
@@ -515,13 +599,18 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * A thread's hold on one lock, by owner and lock key. A pair rather than a concatenated string: it is looked up
-     * several times per lock() and unlock(), and both strings are long-lived, with their hashes cached.
+     * A thread's hold on one lock, by owner, lock key and kind of lock (a read and a write hold of one thread on one
+     * read-write lock are two holds). Not a concatenated string: it is looked up several times per lock() and
+     * unlock(), and both strings are long-lived, with their hashes cached.
      */
-    private record HoldKey(String owner, String lock) {
+    private record HoldKey(String owner, String lock, LockDriver driver) {
     }
 
-    private static HoldKey holdKey(LockKeys keys, String owner) {
-        return new HoldKey(owner, keys.lock());
+    private static HoldKey holdKey(LockDriver driver, LockKeys keys, String owner) {
+        return new HoldKey(owner, keys.lock(), driver);
+    }
+
+    private static HoldKey holdKey(Hold hold) {
+        return holdKey(hold.driver, hold.keys, hold.owner);
     }
 }

@@ -4,6 +4,7 @@ import dev.baton.internal.runtime.Require;
 
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
+import dev.baton.LockInfo;
 import dev.baton.LockTimeoutException;
 import dev.baton.ReplicaAcknowledgement;
 import java.time.Duration;
@@ -26,13 +27,16 @@ final class RedisDistributedLock implements DistributedLock {
     private static final long FOREVER_SECONDS = 100L * 365 * 24 * 3600;
 
     private final LockEngine engine;
+    /** The kind of lock: plain, fair, the read or the write side of a read-write lock. */
+    private final LockDriver driver;
     private final LockKeys keys;
     private final long watchdogLeaseMillis;
     /** How many replicas must acknowledge each acquisition, or null for none. */
     private final ReplicaAcknowledgement acknowledgement;
 
-    RedisDistributedLock(LockEngine engine, LockKeys keys, ReplicaAcknowledgement acknowledgement) {
+    RedisDistributedLock(LockEngine engine, LockDriver driver, LockKeys keys, ReplicaAcknowledgement acknowledgement) {
         this.engine = engine;
+        this.driver = driver;
         this.keys = keys;
         this.acknowledgement = acknowledgement;
         this.watchdogLeaseMillis = engine.watchdogLeaseMillis();
@@ -66,8 +70,7 @@ final class RedisDistributedLock implements DistributedLock {
     @Override
     public boolean tryLock() {
         // A single try, bounded by the command timeout; like ReentrantLock.tryLock(), not affected by interrupts.
-        return awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), watchdogLeaseMillis, true, 0, true,
-                acknowledgement)) != null;
+        return awaitUninterruptibly(attempt(engine.threadOwner(), watchdogLeaseMillis, true, 0, true)) != null;
     }
 
     @Override
@@ -90,13 +93,13 @@ final class RedisDistributedLock implements DistributedLock {
     @Override
     public void unlock() {
         engine.checkOpen();
-        Hold hold = engine.threadHold(keys, engine.threadOwner());
+        Hold hold = engine.threadHold(driver, keys, engine.threadOwner());
         if (hold == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
         }
         if (hold.state() == Hold.State.LOST) {
             engine.forgetThreadHold(hold);
-            engine.releaseOrphan(keys, hold.owner, hold.token);
+            engine.releaseOrphan(driver, keys, hold.owner, hold.token);
             throw lostException(hold);
         }
         int left;
@@ -119,13 +122,13 @@ final class RedisDistributedLock implements DistributedLock {
 
     @Override
     public int holdCount() {
-        Hold hold = engine.threadHold(keys, engine.threadOwner());
+        Hold hold = engine.threadHold(driver, keys, engine.threadOwner());
         return hold == null || !hold.isHeld() ? 0 : hold.count();
     }
 
     @Override
     public long fencingToken() {
-        Hold hold = engine.threadHold(keys, engine.threadOwner());
+        Hold hold = engine.threadHold(driver, keys, engine.threadOwner());
         if (hold == null) {
             throw new IllegalMonitorStateException("lock '" + name() + "' is not held by the current thread");
         }
@@ -141,8 +144,8 @@ final class RedisDistributedLock implements DistributedLock {
     }
 
     private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
-        Hold hold = awaitUninterruptibly(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease,
-                Long.MAX_VALUE, true, acknowledgement));
+        Hold hold = awaitUninterruptibly(attempt(engine.threadOwner(), leaseMillis, watchdogLease, Long.MAX_VALUE,
+                true));
         if (hold == null) {
             throw new IllegalStateException("an unbounded wait for lock '" + name() + "' ended without the lock");
         }
@@ -170,8 +173,7 @@ final class RedisDistributedLock implements DistributedLock {
 
     private boolean acquireForThread(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
-        return await(engine.attempt(keys, engine.threadOwner(), leaseMillis, watchdogLease, waitNanos, true,
-                acknowledgement)) != null;
+        return await(attempt(engine.threadOwner(), leaseMillis, watchdogLease, waitNanos, true)) != null;
     }
 
     // ---- handle-owned ----
@@ -192,8 +194,7 @@ final class RedisDistributedLock implements DistributedLock {
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
         long waitNanos = waitNanos(wait);
-        AcquireAttempt attempt = engine.attempt(keys, engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos,
-                false, acknowledgement);
+        AcquireAttempt attempt = attempt(engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false);
         CompletableFuture<Lease> lease = new CompletableFuture<>();
         attempt.result.whenComplete((hold, error) -> {
             if (error != null) {
@@ -220,21 +221,31 @@ final class RedisDistributedLock implements DistributedLock {
 
     private Optional<Lease> acquireLease(long waitNanos, long leaseMillis, boolean watchdogLease)
             throws InterruptedException {
-        Hold hold = await(engine.attempt(keys, engine.newLeaseOwner(), leaseMillis, watchdogLease, waitNanos, false,
-                acknowledgement));
+        Hold hold = await(attempt(engine.newLeaseOwner(), leaseMillis, watchdogLease, waitNanos, false));
         return hold == null ? Optional.empty() : Optional.of(new RedisLease(engine, hold));
+    }
+
+    private AcquireAttempt attempt(String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
+                                   boolean threadOwned) {
+        return engine.attempt(driver, keys, owner, 1, leaseMillis, watchdogLease, waitNanos, threadOwned,
+                acknowledgement);
     }
 
     // ---- anyone ----
 
     @Override
     public boolean isLocked() {
-        return engine.isLocked(keys);
+        return engine.isLocked(driver, keys);
+    }
+
+    @Override
+    public LockInfo inspect() {
+        return engine.inspect(driver, keys);
     }
 
     @Override
     public boolean forceUnlock() {
-        return engine.forceUnlock(keys);
+        return engine.forceUnlock(driver, keys);
     }
 
     @Override

@@ -42,7 +42,7 @@ final class RedisLease implements Lease {
             throw new IllegalMonitorStateException("lease of lock '" + lockName() + "' was already released");
         }
         if (hold.state() == Hold.State.LOST) {
-            engine.releaseOrphan(hold.keys, hold.owner, hold.token);
+            engine.releaseOrphan(hold.driver, hold.keys, hold.owner, hold.token);
             throw lostException();
         }
         if (engine.release(hold) < 0) {

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
  * lock does not subscribe and unsubscribe on every acquisition), then dropped.
  *
  * <p>A release message wakes <em>one</em> waiting local waiter (no thundering herd inside a process) and moves the
- * channel's {@linkplain #epoch epoch}. A waiter whose try was in flight when the message came sees the epoch change
+ * channel's {@linkplain #epoch epoch}; a message may instead name the one owner it is for (a fair lock's handoff),
+ * or ask to wake every local waiter ({@value #WAKE_ALL}: readers, once a writer left). A waiter whose try was in flight when the message came sees the epoch change
  * and tries again at once instead of sleeping, so a release is never missed between a failed try and waiting.
  * Messages lost on a reconnect are covered by each waiter's bounded re-check.
  *
@@ -35,10 +36,18 @@ import java.util.function.Supplier;
  */
 final class ReleaseNotifications {
 
+    /** The plain release message: wakes one local waiter, which tries again. */
+    static final String RELEASED = "released";
+    /** A release message that wakes every local waiter of the channel (say, readers after a writer left). */
+    static final String WAKE_ALL = "all";
+
     /** A local waiter for a lock's release. */
     interface Waiter {
-        /** Called on a release message; returns true if this waiter took the wake-up (it was waiting). */
-        boolean wake();
+        /**
+         * Called on a release message; returns true if this waiter took the wake-up (it was waiting, and the message
+         * was for it: a message may name the one owner it hands the lock to).
+         */
+        boolean wake(String message);
 
         /** Called by a local holder about to hand the lock over; true if this waiter takes it. */
         boolean claim();
@@ -86,7 +95,7 @@ final class ReleaseNotifications {
         this.subscriptions = transport.subscriptions(new Subscriptions.Listener() {
             @Override
             public void message(String channel, String message) {
-                onMessage(channel);
+                onMessage(channel, message);
             }
 
             @Override
@@ -201,12 +210,25 @@ final class ReleaseNotifications {
 
     /** Wakes the first waiting waiter of the channel, if any (also used by a waiter passing on its wake-up). */
     void wakeOne(String channel) {
+        wakeOne(channel, RELEASED);
+    }
+
+    private void wakeOne(String channel, String message) {
         Channel c = channels.get(channel);
         if (c != null) {
             for (Waiter w : c.waiters) {
-                if (w.wake()) {
+                if (w.wake(message)) {
                     return;
                 }
+            }
+        }
+    }
+
+    private void wakeAll(String channel) {
+        Channel c = channels.get(channel);
+        if (c != null) {
+            for (Waiter w : c.waiters) {
+                w.wake(WAKE_ALL);
             }
         }
     }
@@ -236,11 +258,15 @@ final class ReleaseNotifications {
                 .count();
     }
 
-    private void onMessage(String channel) {
+    private void onMessage(String channel, String message) {
         Channel c = channels.get(channel);
         if (c != null) {
             c.epoch.incrementAndGet();
-            wakeOne(channel);
+            if (WAKE_ALL.equals(message)) {
+                wakeAll(channel);
+            } else {
+                wakeOne(channel, message);
+            }
         }
     }
 

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Renews every watchdog-leased hold of one Baton from one scheduler, every third of the watchdog lease, in batches:
- * one {@code lock-renew.lua} call for up to {@value #BATCH} locks. On a standalone or Sentinel-managed master a script
+ * one renew call (its {@link LockDriver}'s script, {@code lock-renew.lua} for the plain lock) for up to {@value #BATCH}
+ * holds of one kind of lock. On a standalone or Sentinel-managed master a script
  * may touch any keys; on a Cluster each batch holds the locks of one hash slot.
  *
  * <p>Outcomes per hold: renewed (its local expiry moves on); gone or owned by someone else (the hold is marked lost
@@ -63,16 +64,19 @@ final class Watchdog {
 
     private void renewAll() {
         List<Hold> live = sweepExpired();
-        if (engine.gateway().isCluster()) {
-            // A script may only touch keys of one hash slot on a cluster (else CROSSSLOT): one batch per slot.
-            Map<Integer, List<Hold>> bySlot = new HashMap<>();
-            for (Hold h : live) {
-                bySlot.computeIfAbsent(SlotHash.getSlot(h.keys.lock()), slot -> new ArrayList<>()).add(h);
-            }
-            bySlot.values().forEach(this::renewInBatches);
-        } else {
-            renewInBatches(live);
+        // Each kind of lock renews with its own script; a script may only touch keys of one hash slot on a cluster
+        // (else CROSSSLOT): one batch per driver, and on a cluster per slot as well.
+        boolean cluster = engine.gateway().isCluster();
+        Map<Batch, List<Hold>> batches = new HashMap<>();
+        for (Hold h : live) {
+            Batch b = new Batch(h.driver, cluster ? SlotHash.getSlot(h.keys.lock()) : 0);
+            batches.computeIfAbsent(b, k -> new ArrayList<>()).add(h);
         }
+        batches.values().forEach(this::renewInBatches);
+    }
+
+    /** Holds that one renew call may serve together: same driver (same script), same hash slot on a cluster. */
+    private record Batch(LockDriver driver, int slot) {
     }
 
     private void renewInBatches(List<Hold> holds) {
@@ -111,7 +115,7 @@ final class Watchdog {
 
     private void renew(List<Hold> batch) {
         long sentAt = engine.nanos();
-        engine.calls().renew(batch, leaseMillis).whenComplete((renewed, error) -> {
+        batch.get(0).driver.renew(batch, leaseMillis).whenComplete((renewed, error) -> {
             if (error != null) {
                 // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
                 String reason = engine.translate(error).getMessage();

@@ -1,0 +1,45 @@
+package dev.baton;
+
+/**
+ * A read-write lock shared by every process on the same Redis: many readers at once, or one writer. Both sides are
+ * {@link DistributedLock}s with every guarantee of that interface (leases, watchdog, lost-lease notification, fencing
+ * tokens, thread-owned and handle-owned acquisition).
+ *
+ * <ul>
+ *   <li>Both sides are reentrant. Each reader has its own lease, so a crashed reader stops blocking writers after
+ *       one lease, without waiting for the other readers.</li>
+ *   <li>A thread holding the write lock may also take the read lock (downgrade: take the read lock, then release the
+ *       write lock). A thread holding only the read lock that asks for the write lock fails at once with
+ *       {@link IllegalMonitorStateException} rather than deadlocking against itself.</li>
+ *   <li>No writer starvation: once a writer waits, new readers queue behind it.</li>
+ *   <li>Fencing tokens of both sides come from one counter per name, so they are strictly increasing across reads
+ *       and writes of the name.</li>
+ * </ul>
+ *
+ * <p>Objects are cheap (no Redis call to create one) and thread-safe; objects of the same name from the same
+ * {@link Baton} are interchangeable.
+ */
+public interface DistributedReadWriteLock {
+
+    /**
+     * The name given to {@link Baton#readWriteLock(String)}.
+     *
+     * @return the name
+     */
+    String name();
+
+    /**
+     * The shared side: held by any number of owners at once while no writer holds or waits.
+     *
+     * @return the read lock
+     */
+    DistributedLock readLock();
+
+    /**
+     * The exclusive side: held by one owner, and only while no reader holds the lock (other than the writer itself,
+     * after a downgrade).
+     *
+     * @return the write lock
+     */
+    DistributedLock writeLock();
+}

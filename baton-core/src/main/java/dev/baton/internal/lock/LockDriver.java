@@ -1,0 +1,100 @@
+package dev.baton.internal.lock;
+
+import dev.baton.LockInfo;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The protocol of one kind of lock: its scripts, as typed calls, and how the engine may treat its holds locally. The
+ * {@link LockEngine} runs every kind the same way: one {@link AcquireAttempt} per wait (tries, pub/sub wake-ups, the
+ * bounded re-check, time-outs, cancellation), {@link Hold}s renewed by the one {@link Watchdog}, lost-lease
+ * notification, events. A new kind of lock adds a driver, its scripts and (if the {@code DistributedLock} facade does
+ * not fit) a facade; it copies none of that machinery.
+ *
+ * <p>Every key a driver touches for one lock carries the lock's hash tag, so that one script can touch them all on a
+ * Redis Cluster, and the watchdog may renew several holds of one driver and one hash slot in one call.
+ *
+ * <p>Implementations are stateless apart from their settings and are called from any thread.
+ */
+interface LockDriver {
+
+    /**
+     * The reply of an acquisition try.
+     *
+     * @param granted   whether the caller now holds the lock (acquired, re-entered, or claimed after a handoff)
+     * @param token     the fencing token of the hold, when granted
+     * @param holdCount the hold count, when granted (1 for a fresh acquisition)
+     * @param pttl      when not granted: how long to sleep at most before trying again, in milliseconds (the holder's
+     *                  remaining lease, or less when the driver needs the waiter to come back sooner, for instance to
+     *                  keep its place in a queue); 0 or less for "no hint"
+     */
+    record Acquired(boolean granted, long token, int holdCount, long pttl) {
+    }
+
+    /**
+     * Whether holds of this kind are exclusive and waiters unordered, so that a releasing local holder may pass the
+     * lock straight to a local waiter ({@link #handoff}) and a newcomer may queue behind a local holder without asking
+     * Redis. False for shared holds (readers, permits) and for FIFO queues, whose order a local shortcut would break.
+     */
+    boolean localQueueing();
+
+    /**
+     * One try: acquire, re-enter, or find the lock busy. A caller that will wait ({@code willWait}) may leave a mark
+     * (a waiter flag, a queue entry) so that the release notifies it.
+     */
+    CompletableFuture<Acquired> acquire(AcquireRequest request, boolean willWait);
+
+    /**
+     * Releases one hold count of {@code owner}'s hold with fencing token {@code token}.
+     *
+     * @param publish whether to notify even if no waiter marked the lock (the releasing Baton has local waiters)
+     * @return the hold count left (0: released), or -1 if the hold was no longer in Redis (nothing changed)
+     */
+    CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish);
+
+    /**
+     * Extends every hold of the batch whose owner and token still match; all holds are of this driver and of one hash
+     * slot.
+     *
+     * @return for each hold, in order, whether it was renewed
+     */
+    CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis);
+
+    /**
+     * Passes the lock from its current single hold straight to another owner of this Baton; only called when
+     * {@link #localQueueing()} is true.
+     *
+     * @return the new owner's fencing token, or -1 if {@code from} no longer held the lock exactly once
+     */
+    default CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " has no local handoff");
+    }
+
+    /**
+     * What a message on the lock's channel means for one waiting attempt: -1 if it is not for this attempt (another
+     * waiter should take it), 0 if the attempt should try again, or a fencing token greater than 0 if the message
+     * hands the lock to this attempt's owner with that token (the release script already made it the owner). The
+     * default: every message is a plain "released", a reason to try.
+     */
+    default long grantIn(String message, AcquireRequest request) {
+        return 0;
+    }
+
+    /**
+     * An attempt that may have left a mark in Redis (it would have waited) ended without the lock: remove the mark. A
+     * driver that hands the lock over in its release script must also pass on a lock it handed to this owner just
+     * before, since nobody would take it now. The default does nothing: a waiter flag costs only a spare notification.
+     */
+    default CompletableFuture<Void> abandon(AcquireRequest request) {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /** Deletes the lock whoever holds it (administrative); true if it existed. */
+    CompletableFuture<Boolean> forceUnlock(LockKeys keys);
+
+    /** Whether anyone holds the lock right now. */
+    CompletableFuture<Boolean> isLocked(LockKeys keys);
+
+    /** Who holds the lock, how often, for how much longer, and the last fencing token: one atomic read. */
+    CompletableFuture<LockInfo> inspect(LockKeys keys);
+}
