@@ -13,9 +13,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The driver of the reentrant, non-fair lock (the plain mutex): its scripts as typed calls: the one place that builds their {@code KEYS} and {@code ARGV} and reads their
- * replies, so that the engine, the watchdog and the attempts never assemble arguments or cast replies. Each method
- * names its script; the meaning of every argument and reply is in the script's header.
+ * The driver of the reentrant, non-fair lock (the plain mutex): its scripts as typed calls, the one place that builds
+ * their {@code KEYS} and {@code ARGV} and reads their replies, so that the engine, the watchdog and the attempts never
+ * assemble arguments or cast replies. Each method names its script; the meaning of every argument and reply is in the script's header.
  */
 final class LockCalls implements LockDriver {
     static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");

@@ -19,8 +19,9 @@ import java.util.function.Supplier;
  *
  * <p>A release message wakes <em>one</em> waiting local waiter (no thundering herd inside a process) and moves the
  * channel's {@linkplain #epoch epoch}; a message may instead name the one owner it is for (a fair lock's handoff),
- * or ask to wake every local waiter ({@value #WAKE_ALL}: readers, once a writer left). A waiter whose try was in flight when the message came sees the epoch change
- * and tries again at once instead of sleeping, so a release is never missed between a failed try and waiting.
+ * or ask to wake every local waiter ({@value #WAKE_ALL}: readers, once a writer left). A waiter whose try was in
+ * flight when the message came sees the epoch change and tries again at once instead of sleeping, so a release is
+ * never missed between a failed try and waiting.
  * Messages lost on a reconnect are covered by each waiter's bounded re-check.
  *
  * <p>It also keeps the count of consecutive local handoffs per lock, which bounds how long one Baton can pass a lock
