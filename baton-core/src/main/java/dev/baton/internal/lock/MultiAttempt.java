@@ -165,6 +165,10 @@ final class MultiAttempt {
 
     /** Takes one lock with an attempt of the plain lock: a single try, or a wait bounded by what is left. */
     private void waitFor(int index) {
+        if (cancelled) {
+            end(Outcome.CANCELLED, null);
+            return;
+        }
         long waitNanos = 0;
         if (waits) {
             waitNanos = hasDeadline ? deadlineNanos - engine.nanos() : Long.MAX_VALUE;
