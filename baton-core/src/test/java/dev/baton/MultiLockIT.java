@@ -268,6 +268,23 @@ class MultiLockIT {
         assertThat(heldLocks()).as("the locks not lost were released").isEmpty();
     }
 
+    @OnEveryTopology
+    void aFixedLeaseRunsOutForEveryLockAndUnlockSaysSo() {
+        String[] slotmates = namesInOneSlot("fixed", 2);
+        DistributedLock multi = baton.multiLock("fixed", slotmates[0], slotmates[1]);
+        multi.lock(Duration.ofMillis(300));
+        for (String name : List.of("fixed", slotmates[0], slotmates[1])) {
+            assertThat(baton.inspect(name).holder().orElseThrow().remainingLease())
+                    .isLessThanOrEqualTo(Duration.ofMillis(300));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> !multi.isLocked());
+        assertThatThrownBy(multi::unlock).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("multi-lock").hasMessageContaining("was lost");
+        assertThat(multi.holdCount()).isZero();
+        assertThat(multi.tryLock()).isTrue();
+        multi.unlock();
+    }
+
     @Test
     void badNamesAreRejectedBeforeAnyRedisCall() {
         long before = commandsProcessed();
