@@ -20,7 +20,8 @@ final class MultiLockCalls {
      * The reply of one call.
      *
      * @param taken  how many of the asked locks, from the first, the caller holds now
-     * @param pttl   when not all: the remaining lease (ms) of the first lock not taken, held by another owner
+     * @param pttl   when not all: the remaining lease (ms) of the first lock not taken, held by another owner (for
+     *               diagnostics: the plain attempt that then waits for that lock asks again, and marks it waited for)
      * @param tokens the fencing token of each lock taken
      * @param counts the hold count of each lock taken (more than 1: re-entered)
      */
