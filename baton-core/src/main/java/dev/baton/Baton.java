@@ -148,9 +148,19 @@ public final class Baton implements AutoCloseable {
      * One lock over several names, all or nothing: a caller holds every one of the plain locks of these names, or
      * none. Two callers asking for overlapping sets in different orders never deadlock. Cheap: no Redis call.
      *
+     * <p>The locks are those of {@link #lock(String)}: a multi-lock on {a, b} excludes a {@code lock("a")} holder,
+     * and a thread holding {@code lock("a")} re-enters it. They are taken in one order shared by every process (by
+     * hash slot), several at a time where one script may touch them (all of them on one server or behind Sentinel,
+     * those of one hash slot on a Cluster); an attempt that ends without all of them gives back what it took before
+     * it returns. Its {@link DistributedLock#name() name} and {@link Lease#lockName()} are the names joined by
+     * commas; its fencing token is the highest of the locks' tokens, strictly increasing for one set of names. See
+     * docs/multi-lock.md.
+     *
      * @param names at least one lock name, each 1 to 1024 bytes of UTF-8, not blank; duplicates count once
      * @return the lock
-     * @throws IllegalArgumentException if no name is given, or a name is blank or too long
+     * @throws IllegalArgumentException      if no name is given, or a name is blank or too long
+     * @throws NullPointerException          if {@code names} or one of them is null
+     * @throws UnsupportedOperationException if this Baton asks for replica acknowledgement by default
      */
     public DistributedLock multiLock(String... names) {
         return engine.multiLock(names);

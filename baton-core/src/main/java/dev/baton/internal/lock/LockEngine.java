@@ -141,9 +141,20 @@ public final class LockEngine implements AutoCloseable {
         throw new UnsupportedOperationException("semaphores are not built yet");
     }
 
-    /** The multi-lock over these names. */
+    /**
+     * The multi-lock over these names: all of their plain locks, or none (see {@link RedisMultiLock}).
+     *
+     * @throws IllegalArgumentException      if no name is given, or a name is blank or too long
+     * @throws UnsupportedOperationException if this Baton asks for replica acknowledgement by default
+     */
     public DistributedLock multiLock(String... names) {
-        throw new UnsupportedOperationException("multi-locks are not built yet");
+        MultiLockMembers members = MultiLockMembers.of(config.namespace(), gateway.isCluster(), names);
+        checkOpen();
+        if (config.replicaAcknowledgement().isPresent()) {
+            throw new UnsupportedOperationException("multi-lock '" + members.name() + "': replica acknowledgement "
+                    + "(BatonConfig.replicaAcknowledgement) is not supported by multi-locks");
+        }
+        return new RedisMultiLock(this, calls, new MultiLockCalls(gateway, config.fencingTokenRetention()), members);
     }
 
     public LockInfo inspect(String name) {
@@ -171,6 +182,11 @@ public final class LockEngine implements AutoCloseable {
         return identity.newLeaseOwner();
     }
 
+    /** The holder description of the calling thread, as acquire scripts record it for operators. */
+    String holderOfCallingThread() {
+        return identity.holderOfCallingThread();
+    }
+
     // ---- acquiring ----
 
     /**
@@ -191,11 +207,22 @@ public final class LockEngine implements AutoCloseable {
      */
     AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, int permits, long leaseMillis,
                            boolean watchdogLease, long waitNanos, boolean threadOwned, ReplicaAcknowledgement ack) {
+        return attempt(driver, keys, owner, identity.holderOfCallingThread(), permits, leaseMillis, watchdogLease,
+                waitNanos, threadOwned, ack);
+    }
+
+    /**
+     * Starts an attempt on behalf of a caller described by {@code holder} ({@link #holderOfCallingThread()}, taken on
+     * the caller's thread): for composite acquisitions that go on from callbacks, such as a multi-lock's.
+     */
+    AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, String holder, int permits,
+                           long leaseMillis, boolean watchdogLease, long waitNanos, boolean threadOwned,
+                           ReplicaAcknowledgement ack) {
         checkOpen();
         Hold current = threadOwned ? threadHolds.get(holdKey(driver, keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
-        AcquireRequest request = new AcquireRequest(driver, keys, owner, identity.holderOfCallingThread(), permits,
-                leaseMillis, heldToken, watchdogLease, threadOwned, ticker.nanos(), ack);
+        AcquireRequest request = new AcquireRequest(driver, keys, owner, holder, permits, leaseMillis, heldToken,
+                watchdogLease, threadOwned, ticker.nanos(), ack);
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 

@@ -286,7 +286,8 @@ final class RedisDistributedLock implements DistributedLock {
         return new LockTimeoutException("lock '" + name() + "' was not acquired within " + wait);
     }
 
-    private static long waitNanos(Duration wait) {
+    /** A wait in nanoseconds for an attempt: {@link Long#MAX_VALUE} (no deadline) for a wait of a century or more. */
+    static long waitNanos(Duration wait) {
         Require.notNegative(wait, "wait");
         return wait.getSeconds() >= FOREVER_SECONDS ? Long.MAX_VALUE : wait.toNanos();
     }
