@@ -109,18 +109,26 @@ class SemaphoreIT {
     }
 
     @OnEveryTopology
-    void aBigRequestIsServedWhileSmallOnesKeepChurning() throws Exception {
+    void aBigRequestIsNotOvertakenBySmallOnesAndIsServedWhileTheyChurn() throws Exception {
         int total = 4;
+        DistributedSemaphore semaphore = baton.semaphore("churn", total);
+        List<Lease> blockers = new ArrayList<>();
+        for (int i = 0; i < total; i++) {
+            blockers.add(semaphore.acquire(1, Duration.ZERO));
+        }
+        CompletableFuture<Lease> big = semaphore.acquireAsync(3, LONG);
+        await().atMost(LONG).until(() -> semaphore.inspect().waiting() == 1);
+
         AtomicBoolean stop = new AtomicBoolean();
         AtomicInteger smallGrants = new AtomicInteger();
         AtomicInteger held = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         List<Future<?>> churn = new ArrayList<>();
         for (int t = 0; t < 6; t++) {
-            DistributedSemaphore semaphore = (t % 2 == 0 ? baton : other).semaphore("churn", total);
+            DistributedSemaphore small = (t % 2 == 0 ? baton : other).semaphore("churn", total);
             churn.add(threads.submit(() -> {
                 while (!stop.get()) {
-                    try (Lease lease = semaphore.acquire(1, LONG)) {
+                    try (Lease lease = small.acquire(1, LONG)) {
                         most.accumulateAndGet(held.incrementAndGet(), Math::max);
                         smallGrants.incrementAndGet();
                         Thread.sleep(1);
@@ -130,23 +138,39 @@ class SemaphoreIT {
                 return null;
             }));
         }
-        await().atMost(LONG).until(() -> smallGrants.get() >= 50);
+        await().atMost(LONG).until(() -> semaphore.inspect().waiting() == 7);
 
-        // Without a queue, three permits would almost never be free at once while six threads take them one by one.
-        try (Lease big = baton.semaphore("churn", total).acquire(3, LONG)) {
+        // Permits come back one by one. A small request could take each at once, but the big one is ahead of them
+        // all: the permits stay free until three are, and then they are the big one's.
+        blockers.get(0).release();
+        blockers.get(1).release();
+        await().failFast("a small request overtook the big one", () -> smallGrants.get() > 0)
+                .during(Duration.ofSeconds(1)).atMost(LONG).until(() -> smallGrants.get() == 0);
+        assertThat(semaphore.availablePermits()).isEqualTo(2);
+        blockers.get(2).release();
+        Lease first = big.get(1, TimeUnit.MINUTES);
+        assertThat(smallGrants.get()).as("small grants before the big one").isZero();
+        most.accumulateAndGet(held.addAndGet(3), Math::max);
+        blockers.get(3).release();
+        await().atMost(LONG).until(() -> smallGrants.get() > 20); // sharing the one permit left
+        held.addAndGet(-3);
+        first.release();
+
+        // And while they churn at full speed: the big request takes its place in the line and is served.
+        int before = smallGrants.get();
+        await().atMost(LONG).until(() -> smallGrants.get() > before + 20);
+        try (Lease again = other.semaphore("churn", total).acquire(3, LONG)) {
             most.accumulateAndGet(held.addAndGet(3), Math::max);
-            int grantsBefore = smallGrants.get();
-            await().atMost(LONG).until(() -> smallGrants.get() > grantsBefore + 5);
             held.addAndGet(-3);
         }
-        int afterBig = smallGrants.get();
-        await().atMost(LONG).until(() -> smallGrants.get() > afterBig + 50);
+        int after = smallGrants.get();
+        await().atMost(LONG).until(() -> smallGrants.get() > after + 20);
         stop.set(true);
         for (Future<?> f : churn) {
             f.get(1, TimeUnit.MINUTES);
         }
-        assertThat(most.get()).isLessThanOrEqualTo(total);
-        assertThat(baton.semaphore("churn", total).availablePermits()).isEqualTo(total);
+        assertThat(most.get()).as("permits held at once").isLessThanOrEqualTo(total);
+        assertThat(semaphore.availablePermits()).isEqualTo(total);
     }
 
     @OnEveryTopology
