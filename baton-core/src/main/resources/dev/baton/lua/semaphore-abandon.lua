@@ -19,7 +19,7 @@ end
 redis.call('HDEL', KEYS[5], ARGV[1])
 if head == ARGV[1] then
   local used = sem_purge_holders(KEYS[2], KEYS[3], now)
-  local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
+  local total = tonumber(redis.call('HMGET', KEYS[1], 'total')[1] or '0')
   sem_wake_head(KEYS[4], KEYS[5], now, total - used, ARGV[2], ARGV[3])
 end
 return 1

@@ -30,7 +30,7 @@ local now = sem_now()
 local want = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
 local retention = tonumber(ARGV[5])
-local total = tonumber(redis.call('HGET', KEYS[1], 'total'))
+local total = tonumber(redis.call('HMGET', KEYS[1], 'total')[1])
 if not total then
   -- New: the total comes from the caller (Baton.semaphore(name, permits)); later callers keep it.
   total = tonumber(ARGV[6])
@@ -38,15 +38,14 @@ if not total then
   redis.call('PEXPIRE', KEYS[1], retention)
 end
 if want > total then
-  if redis.call('ZREM', KEYS[4], ARGV[1]) == 1 then
-    redis.call('HDEL', KEYS[5], ARGV[1])
-  end
+  redis.call('ZREM', KEYS[4], ARGV[1])
+  redis.call('HDEL', KEYS[5], ARGV[1])
   return {-1, total}
 end
 local used = sem_purge_holders(KEYS[2], KEYS[3], now)
 local head = sem_head(KEYS[4], KEYS[5], now)
 if (not head or head == ARGV[1]) and total - used >= want then
-  local mine = redis.call('HGET', KEYS[2], ARGV[1])
+  local mine = redis.call('HMGET', KEYS[2], ARGV[1])[1]
   if mine then
     -- An earlier grant to this very owner whose reply never arrived: replaced, never counted twice.
     local _, permits = sem_holder(mine)
@@ -68,7 +67,8 @@ if (not head or head == ARGV[1]) and total - used >= want then
   return {1, number}
 end
 if ARGV[7] == '1' then
-  if not redis.call('ZSCORE', KEYS[4], ARGV[1]) then
+  -- A waiter is in the queue exactly when it has an entry in the waiters hash (the scripts change both together).
+  if not redis.call('HMGET', KEYS[5], ARGV[1])[1] then
     redis.call('ZADD', KEYS[4], redis.call('HINCRBY', KEYS[1], 'seq', 1), ARGV[1])
   end
   local ttl = tonumber(ARGV[8])

@@ -17,7 +17,7 @@
 -- never changed by a release.
 local now = sem_now()
 local used = sem_purge_holders(KEYS[2], KEYS[3], now)
-local entry = redis.call('HGET', KEYS[2], ARGV[1])
+local entry = redis.call('HMGET', KEYS[2], ARGV[1])[1]
 local token, permits
 if entry then
   token, permits = sem_holder(entry)
@@ -29,6 +29,6 @@ used = used - permits
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
 sem_set_used(KEYS[2], used)
-local total = tonumber(redis.call('HGET', KEYS[1], 'total') or '0')
+local total = tonumber(redis.call('HMGET', KEYS[1], 'total')[1] or '0')
 sem_wake_head(KEYS[4], KEYS[5], now, total - used, ARGV[3], ARGV[4])
 return 0

@@ -18,16 +18,13 @@ for i = 1, #KEYS / 3 do
   local semaphore, holders, expiry = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
   local owner = ARGV[2 * i + 1]
   sem_purge_holders(holders, expiry, now)
-  local entry = redis.call('HGET', holders, owner)
+  local entry = redis.call('HMGET', holders, owner)[1]
   local token
   if entry then
     token = sem_holder(entry)
   end
   if owns(entry and owner, token, owner, ARGV[2 * i + 2]) then
-    local ends = redis.call('ZSCORE', expiry, owner)
-    if not ends or tonumber(ends) < now + lease then
-      redis.call('ZADD', expiry, now + lease, owner)
-    end
+    redis.call('ZADD', expiry, 'GT', now + lease, owner) -- GT: never pulls a lease end in
     sem_extend(holders, lease)
     sem_extend(expiry, lease)
     sem_extend(semaphore, keep)

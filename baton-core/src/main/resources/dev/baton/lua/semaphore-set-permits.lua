@@ -11,7 +11,7 @@
 --
 -- Leases already granted keep their permits. Every waiter is woken ('all'), once: after a raise the first ones may
 -- now have their permits, after a cut a waiter for more permits than the new total learns it at once.
-local previous = redis.call('HGET', KEYS[1], 'total')
+local previous = redis.call('HMGET', KEYS[1], 'total')[1]
 redis.call('HSET', KEYS[1], 'total', ARGV[1])
 sem_extend(KEYS[1], tonumber(ARGV[2]))
 if redis.call('EXISTS', KEYS[2]) == 1 then

@@ -203,7 +203,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
 
     private CompletableFuture<List<Object>> inspectScript(LockKeys keys, boolean holders) {
         return gateway.run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), holders(keys), expiry(keys), waiters(keys), keys.counter()},
+                new String[] {keys.lock(), holders(keys), expiry(keys), queue(keys), waiters(keys), keys.counter()},
                 holders ? "1" : "0");
     }
 

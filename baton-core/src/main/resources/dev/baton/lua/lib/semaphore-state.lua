@@ -42,13 +42,13 @@ end
 -- Removes every holder whose lease ran out by now (their permits come back) and returns the permits still held.
 -- Costs one ZRANGEBYSCORE when nothing expired.
 local function sem_purge_holders(holders, expiry, now)
-  local used = tonumber(redis.call('HGET', holders, 'used') or '0')
+  local used = tonumber(redis.call('HMGET', holders, 'used')[1] or '0')
   local gone = redis.call('ZRANGEBYSCORE', expiry, '-inf', now)
   if #gone == 0 then
     return used
   end
   for i = 1, #gone do
-    local entry = redis.call('HGET', holders, gone[i])
+    local entry = redis.call('HMGET', holders, gone[i])[1]
     if entry then
       local _, permits = sem_holder(entry)
       used = used - permits
@@ -68,7 +68,7 @@ local function sem_head(queue, waiters, now)
     if not head then
       return nil
     end
-    local entry = redis.call('HGET', waiters, head)
+    local entry = redis.call('HMGET', waiters, head)[1]
     if entry then
       local deadline, permits = string.match(entry, '^(%d+) (%d+)')
       if tonumber(deadline) > now then

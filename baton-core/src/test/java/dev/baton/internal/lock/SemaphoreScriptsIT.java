@@ -276,7 +276,8 @@ class SemaphoreScriptsIT {
 
     private List<Object> inspect(boolean holders) {
         return commands.eval(SemaphoreCalls.INSPECT.body(), ScriptOutputType.MULTI,
-                new String[] {s, s + ":holders", s + ":expiry", s + ":waiters", keys.counter()}, holders ? "1" : "0");
+                new String[] {s, s + ":holders", s + ":expiry", s + ":queue", s + ":waiters", keys.counter()},
+                holders ? "1" : "0");
     }
 
     private String[] fiveKeys() {
