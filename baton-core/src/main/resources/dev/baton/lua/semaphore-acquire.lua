@@ -43,6 +43,15 @@ if want > total then
   return {-1, total}
 end
 local used = sem_purge_holders(KEYS[2], KEYS[3], now)
+-- A waiter is in the queue exactly when it has an entry in the waiters hash (the scripts change both together). One
+-- that tries is alive: its deadline moves on before dead waiters are looked for, so a waiter that was slow to come
+-- back keeps its place unless another script found it overdue first.
+local ttl = tonumber(ARGV[8])
+local entry = string.format('%d', now + ttl) .. ' ' .. ARGV[2]
+local queued = redis.call('HMGET', KEYS[5], ARGV[1])[1]
+if queued then
+  redis.call('HSET', KEYS[5], ARGV[1], entry)
+end
 local head = sem_head(KEYS[4], KEYS[5], now)
 if (not head or head == ARGV[1]) and total - used >= want then
   local mine = redis.call('HMGET', KEYS[2], ARGV[1])[1]
@@ -67,12 +76,10 @@ if (not head or head == ARGV[1]) and total - used >= want then
   return {1, number}
 end
 if ARGV[7] == '1' then
-  -- A waiter is in the queue exactly when it has an entry in the waiters hash (the scripts change both together).
-  if not redis.call('HMGET', KEYS[5], ARGV[1])[1] then
+  if not queued then
     redis.call('ZADD', KEYS[4], redis.call('HINCRBY', KEYS[1], 'seq', 1), ARGV[1])
+    redis.call('HSET', KEYS[5], ARGV[1], entry)
   end
-  local ttl = tonumber(ARGV[8])
-  redis.call('HSET', KEYS[5], ARGV[1], string.format('%d', now + ttl) .. ' ' .. ARGV[2])
   sem_extend(KEYS[4], ttl)
   sem_extend(KEYS[5], ttl)
 end

@@ -156,6 +156,17 @@ class SemaphoreScriptsIT {
     }
 
     @Test
+    void aWaiterThatComesBackLateButBeforeAnyoneNoticedKeepsItsPlace() {
+        acquire("a", 1, 10_000, 1, false);
+        acquire("late", 1, 10_000, 1, true, "50");
+        acquire("w2", 1, 10_000, 1, true);
+        await().atMost(Duration.ofSeconds(30)).until(() -> inspect(true).get(2).equals(1L)); // late looks dead
+        assertThat(acquire("late", 1, 10_000, 1, true).get(0)).isZero(); // but tries, before anyone purged it
+        assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("late", "w2");
+        assertThat(inspect(true).get(2)).isEqualTo(2L);
+    }
+
+    @Test
     void aReleaseWithAStaleTokenOrAnotherOwnerChangesNothing() {
         long token = acquire("a", 2, 10_000, 3, false).get(1);
         assertThat(release("a", token - 1)).isEqualTo(-1L);
