@@ -169,7 +169,9 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     @Override
     public boolean wake(String message) {
-        long handedToken = request.driver().grantIn(message, request);
+        // A wake-all (readers after a writer, or everyone after a reconnect) is a reason to try for every kind.
+        long handedToken = ReleaseNotifications.WAKE_ALL.equals(message) ? 0
+                : request.driver().grantIn(message, request);
         if (handedToken < 0 || transition(ASLEEP, State.WOKEN) == null) {
             return false;
         }

@@ -103,6 +103,11 @@ final class ReleaseNotifications {
             public void dropped(String channel) {
                 droppedByServer(channel);
             }
+
+            @Override
+            public void reconnected() {
+                lookAgainAfterReconnect();
+            }
         });
         this.timers = timers;
         this.lingerNanos = lingerNanos;
@@ -284,6 +289,28 @@ final class ReleaseNotifications {
         }
         // Without waiters (lingering), only forget it, so that a waiter arriving next subscribes afresh.
         c.subscription = c.waiters.isEmpty() ? null : resubscribe(channel, c);
+    }
+
+    /**
+     * The subscription connection came back after a loss: releases published meanwhile were not heard. For each
+     * channel with waiters, subscribe again (Lettuce does so too; a second SUBSCRIBE of a channel changes nothing) and,
+     * once Redis confirmed it, wake every waiter, so that each tries now, with the subscription certainly live,
+     * instead of sleeping until its re-check.
+     */
+    private synchronized void lookAgainAfterReconnect() {
+        channels.forEach((channel, c) -> {
+            if (c.waiters.isEmpty() || c.subscription == null) {
+                return;
+            }
+            CompletableFuture<Void> again = subscribe(channel, c);
+            c.subscription = again;
+            again.whenComplete((v, e) -> {
+                if (e == null) {
+                    c.epoch.incrementAndGet();
+                    wakeAll(channel);
+                }
+            });
+        });
     }
 
     /**
