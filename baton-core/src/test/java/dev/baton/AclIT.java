@@ -44,7 +44,7 @@ class AclIT {
     /** The rule of docs/acl.md after {@code <user> on >password}: keys, channels, commands. */
     static final String RULE = "~baton:* resetchannels &baton:* -@all +evalsha +eval +exists +subscribe"
             + " +unsubscribe +time +hmget +hset +hincrby +get +set +del +pttl +pexpire +publish +zadd +zrange"
-            + " +zrangebyscore +zrem +zremrangebyscore";
+            + " +zrangebyscore +zrem +zremrangebyscore +hdel";
 
     private static final String ADMIN_PASSWORD = "kit-admin-pw";
     /** Every 4 characters of it hold a letter that is no hex digit, so a piece of it cannot hide in a script SHA. */
@@ -247,6 +247,26 @@ class AclIT {
         assertThat(watched.isValid()).isFalse();
         assertThat(lock.isLocked()).isFalse();
         assertThat(operator.lock("nightly").forceUnlock()).isFalse();
+        assertNothingRefused();
+    }
+
+    @Test
+    void semaphoresUnderTheRule() throws Exception {
+        Baton baton = connect("baton");
+        Baton other = connect("baton");
+        DistributedSemaphore semaphore = baton.semaphore("pool", 2);
+        Lease two = semaphore.acquire(2, Duration.ZERO);
+        CompletableFuture<Lease> waiting = other.semaphore("pool", 2).acquireAsync(1, Duration.ofSeconds(30));
+        await().atMost(PATIENCE).until(() -> semaphore.inspect().waiting() == 1);
+        assertThat(semaphore.availablePermits()).isZero();
+        two.release(); // wakes the waiter by name
+        Lease one = waiting.get(30, TimeUnit.SECONDS);
+        semaphore.setPermits(3);
+        assertThat(semaphore.inspect().holders()).singleElement()
+                .satisfies(h -> assertThat(h.fencingToken()).isEqualTo(one.fencingToken()));
+        assertThat(semaphore.tryAcquire(3, Duration.ofMillis(100), Duration.ofSeconds(30))).isEmpty();
+        one.release();
+        assertThat(semaphore.availablePermits()).isEqualTo(3);
         assertNothingRefused();
     }
 
@@ -468,6 +488,7 @@ class AclIT {
                 logWithAnExpiredEntry("p");
                 b.rateLimiter("p", slidingLog(3)).tryAcquire();
             }),
+            Map.entry("hdel", (b, h) -> b.semaphore("p", 1).acquire(1, Duration.ZERO).release()),
             Map.entry("zremrangebyscore", (b, h) -> {
                 String log = logWithAnExpiredEntry("p");
                 redis.command("DEL", log + ":totals");

@@ -135,10 +135,12 @@ public final class LockEngine implements AutoCloseable {
         throw new UnsupportedOperationException("read-write locks are not built yet");
     }
 
-    /** The semaphore of this name. */
+    /** The semaphore of this name, with {@code permits} in total if it is new (docs/semaphore.md). */
     public DistributedSemaphore semaphore(String name, int permits) {
-        Require.lockName(name);
-        throw new UnsupportedOperationException("semaphores are not built yet");
+        LockKeys keys = SemaphoreCalls.keys(config.namespace(), Require.lockName(name));
+        Require.positive(permits, "permits");
+        checkOpen();
+        return new RedisSemaphore(this, SemaphoreCalls.of(gateway, config, permits), keys);
     }
 
     /**

@@ -45,6 +45,14 @@ public final class Require {
         return value;
     }
 
+    /** A count (permits): at least 1. */
+    public static int positive(int value, String parameter) {
+        if (value < 1) {
+            throw new IllegalArgumentException(parameter + " must be at least 1: " + value);
+        }
+        return value;
+    }
+
     public static Duration notNegative(Duration value, String parameter) {
         Objects.requireNonNull(value, parameter);
         if (value.isNegative()) {

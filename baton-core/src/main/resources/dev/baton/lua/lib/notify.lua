@@ -5,11 +5,12 @@
 -- or later, where Baton's waiters listen with SSUBSCRIBE on the node that owns the lock's slot (the channel carries
 -- the lock's hash tag): SPUBLISH then stays on that shard instead of being broadcast to every node of the cluster.
 -- Every Baton connected to the same servers makes the same choice, so a publisher and its listeners always agree.
-local function notify(channel, sharded)
+-- An optional third argument publishes another message instead, one that names the waiter it wakes (a semaphore).
+local function notify(channel, sharded, message)
   if sharded == '1' then
-    redis.call('SPUBLISH', channel, 'released')
+    redis.call('SPUBLISH', channel, message or 'released')
   else
-    redis.call('PUBLISH', channel, 'released')
+    redis.call('PUBLISH', channel, message or 'released')
   end
 end
 
