@@ -279,28 +279,35 @@ class ReadWriteLockIT {
         assertNothingLeft("contended");
     }
 
+    /**
+     * Readers that each take their next read lease before releasing the one they hold: without writer priority the
+     * read lock is never free, and a writer would wait forever. With it, the readers' next leases queue behind the
+     * waiting writer, the readers drain, and the writer gets in; then the readers carry on.
+     */
     @Test
     void aStreamOfReadersDoesNotStarveAWriter() throws Exception {
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong reads = new AtomicLong();
         Checker checker = new Checker();
         List<Future<?>> readers = new ArrayList<>();
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < 4; t++) {
             DistributedLock read = (t % 2 == 0 ? baton : other).readWriteLock("hot").readLock();
             readers.add(threads.submit(() -> {
-                while (!stop.get()) {
-                    read.lock();
-                    try {
-                        checker.inRead(read.fencingToken(), () -> pause(10)); // overlapping holds: never free
+                Lease held = read.acquire(SETTLE);
+                try {
+                    while (!stop.get()) {
+                        Lease current = held;
+                        checker.inRead(current.fencingToken(), () -> pause(5)); // work done under the lock
                         reads.incrementAndGet();
-                    } finally {
-                        read.unlock();
+                        held = chainedRead(read, current);
                     }
+                } finally {
+                    held.close();
                 }
                 return null;
             }));
         }
-        await().atMost(SETTLE).until(() -> reads.get() > 60 && checker.maxReaders.get() > 1);
+        await().atMost(SETTLE).until(() -> reads.get() > 40 && checker.maxReaders.get() > 1);
         DistributedLock write = baton.readWriteLock("hot").writeLock();
         try {
             assertThat(write.tryLock(SETTLE)).as("the writer gets in while readers keep coming").isTrue();
@@ -321,29 +328,42 @@ class ReadWriteLockIT {
     }
 
     /**
-     * A writer waiting in one Baton and readers waiting in two others, with a re-check interval far longer than the
-     * test: only release notifications can wake them. The last reader's release must reach the writer (and not be
-     * taken by a reader of its Baton), and the writer's release every waiting reader.
+     * The next read lease of a reader that holds {@code current}: taken while still holding it when it comes within
+     * 100 ms; otherwise (a writer waits) {@code current} is released first, and the next lease waited for.
+     */
+    static Lease chainedRead(DistributedLock read, Lease current) throws InterruptedException {
+        try {
+            Lease next = read.acquire(Duration.ofMillis(100));
+            current.release();
+            return next;
+        } catch (LockTimeoutException queuedBehindAWriter) {
+            current.release();
+            return read.acquire(SETTLE);
+        }
+    }
+
+    /**
+     * A writer and a reader waiting in one Baton, readers waiting in another, and re-check intervals and leases far
+     * longer than the test: only release notifications can wake them. When the holding writer leaves, the message
+     * must reach the waiting writer, although a reader of its Baton waits longer than it (readers pass the message
+     * on); when that writer leaves, every waiting reader must go.
      */
     @Test
     void releasesWakeWaitersInEveryBatonWithoutWaitingForTheRecheck() throws Exception {
-        try (Baton writerSide = sleepy(); Baton readerSide = sleepy(); Baton holders = sleepy()) {
-            DistributedLock held = holders.readWriteLock("wake").readLock();
-            held.lock();
-            Lease second = holders.readWriteLock("wake").readLock().acquire(Duration.ZERO);
-
-            CompletableFuture<Lease> writer = writerSide.readWriteLock("wake").writeLock().acquireAsync(SETTLE);
-            await().atMost(SETTLE).until(() -> exists("baton:rw:{wake}:writers"));
+        try (Baton writerSide = sleepy(); Baton readerSide = sleepy(); Baton holder = sleepy()) {
+            Lease held = holder.readWriteLock("wake").writeLock().acquire(Duration.ZERO);
             List<CompletableFuture<Lease>> readers = new ArrayList<>();
-            for (int i = 0; i < 5; i++) {
-                Baton b = i < 2 ? writerSide : readerSide;
-                readers.add(b.readWriteLock("wake").readLock().acquireAsync(SETTLE));
+            readers.add(writerSide.readWriteLock("wake").readLock().acquireAsync(SETTLE));
+            // Subscribed: the reader is registered, ahead of the writer below.
+            await().atMost(SETTLE).until(() -> deployment.subscribers("baton:rw:{wake}:released") == 1);
+            for (int i = 0; i < 3; i++) {
+                readers.add(readerSide.readWriteLock("wake").readLock().acquireAsync(SETTLE));
             }
             await().atMost(SETTLE).until(() -> deployment.subscribers("baton:rw:{wake}:released") == 2);
-            assertThat(writer).isNotDone();
+            CompletableFuture<Lease> writer = writerSide.readWriteLock("wake").writeLock().acquireAsync(SETTLE);
+            await().atMost(SETTLE).until(() -> exists("baton:rw:{wake}:writers"));
 
-            held.unlock();
-            second.release();
+            held.release();
             Lease w = writer.get(30, TimeUnit.SECONDS);
             for (CompletableFuture<Lease> r : readers) {
                 assertThat(r).as("queued behind the writer").isNotDone();
@@ -352,7 +372,7 @@ class ReadWriteLockIT {
             for (CompletableFuture<Lease> r : readers) {
                 r.get(30, TimeUnit.SECONDS); // all at once: they hold the read lock together
             }
-            assertThat(readerSide.readWriteLock("wake").readLock().inspect().holders()).isEqualTo(5);
+            assertThat(readerSide.readWriteLock("wake").readLock().inspect().holders()).isEqualTo(4);
             for (CompletableFuture<Lease> r : readers) {
                 r.get().release();
             }
@@ -439,10 +459,13 @@ class ReadWriteLockIT {
 
     // ---- helpers ----
 
-    /** A Baton whose waiters re-check only every two minutes: in these tests, only notifications wake them. */
+    /**
+     * A Baton whose waiters re-check only every two minutes and whose holds last two minutes (a waiter also comes
+     * back when the lease it waits for could end): in these tests, only notifications wake them.
+     */
     private Baton sleepy() {
-        return Baton.connect(deployment.builder().watchdogLease(PATIENT_LEASE).commandTimeout(Duration.ofSeconds(5))
-                .recheckInterval(Duration.ofMinutes(2)).build());
+        return Baton.connect(deployment.builder().watchdogLease(Duration.ofMinutes(2))
+                .commandTimeout(Duration.ofSeconds(5)).recheckInterval(Duration.ofMinutes(2)).build());
     }
 
     private boolean exists(String key) {
