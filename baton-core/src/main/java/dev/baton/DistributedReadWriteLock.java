@@ -10,11 +10,22 @@ package dev.baton;
  *       one lease, without waiting for the other readers.</li>
  *   <li>A thread holding the write lock may also take the read lock (downgrade: take the read lock, then release the
  *       write lock). A thread holding only the read lock that asks for the write lock fails at once with
- *       {@link IllegalMonitorStateException} rather than deadlocking against itself.</li>
- *   <li>No writer starvation: once a writer waits, new readers queue behind it.</li>
+ *       {@link IllegalMonitorStateException} rather than deadlocking against itself, from every acquire method,
+ *       {@code tryLock()} included. (Leases are owners of their own: a read lease and a write lease wait for each
+ *       other like any two owners, even when one thread asked for both.)</li>
+ *   <li>No writer starvation: once a writer waits, new readers queue behind it (re-entries and a writer's own
+ *       downgrade excepted), so the readers drain and the writer gets in. A writer that dies while waiting holds
+ *       readers back for at most {@code max(3 x recheckInterval, 2 s)}. Conversely, readers wait while writers keep
+ *       waiting; writers are not ordered among themselves.</li>
  *   <li>Fencing tokens of both sides come from one counter per name, so they are strictly increasing across reads
- *       and writes of the name.</li>
+ *       and writes of the name; every read acquisition gets a token of its own.</li>
  * </ul>
+ *
+ * <p>Each side answers for itself: {@code writeLock().isLocked()} says whether a writer holds the lock,
+ * {@code readLock().isLocked()} whether at least one reader does; {@code inspect()} reports that side (for the read
+ * side, one of the readers, with {@link LockInfo#holders()} the number of readers); {@code forceUnlock()} removes that
+ * side's holds. Acquisitions are never replica-acknowledged, whatever {@link BatonConfig#replicaAcknowledgement()}
+ * says. The protocol and keys are described in docs/read-write-lock.md.
  *
  * <p>Objects are cheap (no Redis call to create one) and thread-safe; objects of the same name from the same
  * {@link Baton} are interchangeable.

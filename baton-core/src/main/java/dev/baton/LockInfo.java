@@ -10,8 +10,21 @@ import java.util.Optional;
  * @param name             the lock name
  * @param holder           who holds it, empty if nobody does
  * @param lastFencingToken the last fencing token issued for this name, 0 if none is remembered
+ * @param holders          how many owners hold it: 0 or 1 for an exclusive lock, the number of readers for the read
+ *                         side of a read-write lock (of whom {@code holder} is one)
  */
-public record LockInfo(String name, Optional<Holder> holder, long lastFencingToken) {
+public record LockInfo(String name, Optional<Holder> holder, long lastFencingToken, int holders) {
+
+    /**
+     * A snapshot of a lock held by at most one owner: {@code holders} is 1 if {@code holder} is present, else 0.
+     *
+     * @param name             the lock name
+     * @param holder           who holds it, empty if nobody does
+     * @param lastFencingToken the last fencing token issued for this name, 0 if none is remembered
+     */
+    public LockInfo(String name, Optional<Holder> holder, long lastFencingToken) {
+        this(name, holder, lastFencingToken, holder.isPresent() ? 1 : 0);
+    }
 
     /**
      * Whether somebody held the lock at that instant.

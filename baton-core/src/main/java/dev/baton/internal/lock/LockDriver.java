@@ -39,6 +39,14 @@ interface LockDriver {
     boolean localQueueing();
 
     /**
+     * Called before a thread-owned attempt sends anything: throws {@link IllegalMonitorStateException} if this owner
+     * may not ask for the lock at all, because waiting would deadlock against its own holds (a read-write lock's
+     * read-to-write upgrade). The default allows every request.
+     */
+    default void checkThreadOwner(LockEngine engine, LockKeys keys, String owner) {
+    }
+
+    /**
      * One try: acquire, re-enter, or find the lock busy. A caller that will wait ({@code willWait}) may leave a mark
      * (a waiter flag, a queue entry) so that the release notifies it.
      */

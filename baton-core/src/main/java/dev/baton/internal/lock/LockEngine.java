@@ -63,6 +63,8 @@ public final class LockEngine implements AutoCloseable {
     /** Every hold not yet ended, of every driver: what {@link #endEverything} must tell when the Baton closes. */
     private final Set<Hold> live = ConcurrentHashMap.newKeySet();
     private final LockCalls calls;
+    private final ReadLockCalls readCalls;
+    private final WriteLockCalls writeCalls;
     private final long recheckNanos;
     private final int localHandoffLimit;
 
@@ -79,6 +81,9 @@ public final class LockEngine implements AutoCloseable {
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
         this.calls = new LockCalls(gateway, config.fencingTokenRetention());
+        this.readCalls = new ReadLockCalls(gateway, config.fencingTokenRetention());
+        this.writeCalls = new WriteLockCalls(gateway, config.fencingTokenRetention(), readCalls,
+                config.recheckInterval());
         this.localHandoffLimit = config.localHandoffLimit();
         runtime.onClose(this::endEverything);
         watchdog.start();
@@ -129,10 +134,14 @@ public final class LockEngine implements AutoCloseable {
         throw new UnsupportedOperationException("fair locks are not built yet");
     }
 
-    /** The read-write lock of this name. */
+    /**
+     * The read-write lock of this name. Its acquisitions are never replica-acknowledged, whatever the Baton's
+     * default (see docs/read-write-lock.md).
+     */
     public DistributedReadWriteLock readWriteLock(String name) {
-        Require.lockName(name);
-        throw new UnsupportedOperationException("read-write locks are not built yet");
+        LockKeys keys = ReadWriteCalls.keys(config.namespace(), Require.lockName(name));
+        checkOpen();
+        return new RedisReadWriteLock(this, readCalls, writeCalls, keys);
     }
 
     /** The semaphore of this name, with {@code permits} in total if it is new (docs/semaphore.md). */
@@ -221,6 +230,9 @@ public final class LockEngine implements AutoCloseable {
                            long leaseMillis, boolean watchdogLease, long waitNanos, boolean threadOwned,
                            ReplicaAcknowledgement ack) {
         checkOpen();
+        if (threadOwned) {
+            driver.checkThreadOwner(this, keys, owner);
+        }
         Hold current = threadOwned ? threadHolds.get(holdKey(driver, keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(driver, keys, owner, holder, permits, leaseMillis, heldToken,

@@ -14,3 +14,14 @@ local function notify(channel, sharded, message)
   end
 end
 
+
+-- notify_message(channel, sharded, message): the same, with a message of the caller's choosing, for locks whose
+-- waiters need to know more than "released" (see ReleaseNotifications: 'all' wakes every local waiter; any other
+-- message is offered to the local waiters one by one, and each waiter's driver says whether it is for it).
+local function notify_message(channel, sharded, message)
+  if sharded == '1' then
+    redis.call('SPUBLISH', channel, message)
+  else
+    redis.call('PUBLISH', channel, message)
+  end
+end
