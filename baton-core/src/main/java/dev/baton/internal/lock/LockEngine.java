@@ -63,6 +63,7 @@ public final class LockEngine implements AutoCloseable {
     /** Every hold not yet ended, of every driver: what {@link #endEverything} must tell when the Baton closes. */
     private final Set<Hold> live = ConcurrentHashMap.newKeySet();
     private final LockCalls calls;
+    private final FairLockDriver fair;
     private final long recheckNanos;
     private final int localHandoffLimit;
 
@@ -79,6 +80,7 @@ public final class LockEngine implements AutoCloseable {
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
         this.calls = new LockCalls(gateway, config.fencingTokenRetention());
+        this.fair = new FairLockDriver(gateway, config, calls);
         this.localHandoffLimit = config.localHandoffLimit();
         runtime.onClose(this::endEverything);
         watchdog.start();
@@ -123,10 +125,11 @@ public final class LockEngine implements AutoCloseable {
         return new RedisDistributedLock(this, calls, keys, ack);
     }
 
-    /** The fair lock of this name. */
+    /** The fair lock of this name (see {@link FairLockDriver}). */
     public DistributedLock fairLock(String name) {
-        Require.lockName(name);
-        throw new UnsupportedOperationException("fair locks are not built yet");
+        LockKeys keys = FairLockDriver.keys(config.namespace(), Require.lockName(name));
+        checkOpen();
+        return new RedisDistributedLock(this, fair, keys, null);
     }
 
     /** The read-write lock of this name. */

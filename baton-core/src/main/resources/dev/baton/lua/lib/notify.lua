@@ -13,3 +13,12 @@ local function notify(channel, sharded)
   end
 end
 
+-- announce(channel, sharded, message): the same, with a message of the script's choosing (a fair lock's release
+-- names the waiter it handed the lock to: "<owner> <token>"; see fair-release.lua).
+local function announce(channel, sharded, message)
+  if sharded == '1' then
+    redis.call('SPUBLISH', channel, message)
+  else
+    redis.call('PUBLISH', channel, message)
+  end
+end
