@@ -24,7 +24,7 @@ import java.util.concurrent.CompletableFuture;
  *       waiter's own lease, and publishes {@code "<owner> <token>"}: one message, which only that waiter takes
  *       ({@link #grantIn}), so its attempt completes without another round trip; nobody else is woken to try.</li>
  *   <li><b>Liveness.</b> A waiter keeps its place by trying again before its entry's deadline:
- *       {@link #entryLifetimeMillis} after its last try, where the lifetime is three re-check intervals plus the
+ *       {@link #entryLifetimeMillis} after its last try, where the lifetime is three re-check intervals plus twice the
  *       command timeout, and every try's reply asks it back within a third of that. A waiter that stops trying (its
  *       process died) is skipped once its entry dies; a wait that ends without the lock removes its entry and passes
  *       on a lock handed to it meanwhile ({@link #abandon}). A waiter that died after its last try and is handed the
@@ -62,14 +62,16 @@ final class FairLockDriver implements LockDriver {
     }
 
     /**
-     * How long a waiter's place in the queue is kept without another try: three re-check intervals plus the command
-     * timeout. A live waiter tries at least every re-check interval (the acquire script's reply asks it back within a
-     * third of this), and a try reaches Redis within the command timeout, so a live waiter's entry dies only if two
-     * of its tries in a row are late by a whole interval. This is also how long a waiter that died (or gave up without
-     * being able to say so) can hold up the queue.
+     * How long a waiter's place in the queue is kept without another try: three re-check intervals plus twice the
+     * command timeout. A sleeping waiter tries at least every re-check interval (the acquire script's reply asks it
+     * back within a third of this); the longest gap is after its first try, which it follows up only once its
+     * subscription to the lock's channel is confirmed: that may take opening the pub/sub connection and a
+     * {@code SUBSCRIBE}, each bounded by the command timeout. So a live waiter loses its place (and joins the tail
+     * again at its next try) only if it stalls for longer than that. This is also how long a waiter that died (or
+     * gave up without being able to say so) can hold up the queue.
      */
     static long entryLifetimeMillis(BatonConfig config) {
-        return 3 * config.recheckInterval().toMillis() + config.commandTimeout().toMillis();
+        return 3 * config.recheckInterval().toMillis() + 2 * config.commandTimeout().toMillis();
     }
 
     /** The keys of the fair lock {@code name}: {@code <ns>:fair:{name}}, with its counter, queue and channel. */
