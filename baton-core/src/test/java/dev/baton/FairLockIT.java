@@ -1,11 +1,13 @@
 package dev.baton;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.support.ChildJvm;
 import dev.baton.support.Deployment;
 import dev.baton.support.FairLockWorker;
+import dev.baton.support.Measure;
 import dev.baton.support.OnEveryTopology;
 import dev.baton.support.Topology;
 import dev.baton.support.TopologyExtension;
@@ -347,6 +349,78 @@ class FairLockIT {
         assertThat(lease.fencingToken()).isGreaterThan(holderToken);
         lease.release();
         assertOnlyTheCounterIsLeft(name);
+    }
+
+    @Test
+    void reentrantInspectableFencedLeasedAndToldWhenLostLikeThePlainLockButALockOfItsOwn() throws Exception {
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
+        Baton baton = track(Baton.connect(deployment.builder().listener(new BatonListener() {
+            @Override
+            public void lockAcquired(LockAcquired e) {
+                events.add("acquired " + e.lock() + " " + e.holdCount());
+            }
+
+            @Override
+            public void lockReleased(LockReleased e) {
+                events.add("released " + e.lock());
+            }
+
+            @Override
+            public void leaseLost(LeaseLost e) {
+                events.add("lost " + e.lock());
+            }
+        }).build()));
+        long scripts = Measure.scriptsRun(deployment.masters().get(0));
+        assertThatThrownBy(() -> baton.fairLock(" ")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> baton.fairLock(null)).isInstanceOf(NullPointerException.class);
+        DistributedLock lock = baton.fairLock("ledger");
+        assertThatThrownBy(() -> lock.tryLock(Duration.ofSeconds(-1))).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("wait");
+        assertThatThrownBy(() -> lock.lock(Duration.ZERO)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lease");
+        assertThat(Measure.scriptsRun(deployment.masters().get(0))).as("no Redis call on bad input")
+                .isEqualTo(scripts);
+
+        lock.lock();
+        long token = lock.fencingToken();
+        assertThat(lock.tryLock(Duration.ofSeconds(1))).isTrue();
+        assertThat(lock.holdCount()).isEqualTo(2);
+        assertThat(lock.fencingToken()).isEqualTo(token);
+        LockInfo info = lock.inspect();
+        assertThat(info.lastFencingToken()).isEqualTo(token);
+        LockInfo.Holder holder = info.holder().orElseThrow();
+        assertThat(holder.batonInstance()).isEqualTo(baton.instanceId());
+        assertThat(holder.holdCount()).isEqualTo(2);
+        assertThat(holder.fencingToken()).isEqualTo(token);
+        assertThat(holder.remainingLease()).isPositive();
+        assertThat(holder.leaseOwned()).isFalse();
+        assertThat(baton.lock("ledger").tryLock()).as("the plain lock of the same name is another lock").isTrue();
+        baton.lock("ledger").unlock();
+        lock.unlock();
+        lock.unlock();
+        assertThat(lock.isLocked()).isFalse();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
+
+        Lease fixed = lock.tryAcquire(Duration.ZERO, Duration.ofMillis(300)).orElseThrow();
+        assertThat(fixed.fencingToken()).isGreaterThan(token);
+        fixed.lost().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(fixed.isValid()).isFalse();
+        assertThatThrownBy(fixed::release).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("lost");
+
+        // An administrator takes the lock away: it goes to the next in line, and its holder is told.
+        Lease taken = lock.acquire(Duration.ofSeconds(10));
+        CompletableFuture<Lease> next = lock.acquireAsync(Duration.ofMinutes(1));
+        await().atMost(PATIENCE).until(() -> queueLength("ledger") == 1);
+        assertThat(lock.forceUnlock()).isTrue();
+        Lease nextLease = next.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        assertThat(nextLease.fencingToken()).isGreaterThan(taken.fencingToken());
+        taken.lost().get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+        nextLease.release();
+        assertThat(lock.forceUnlock()).as("nobody holds it").isFalse();
+        await().atMost(PATIENCE).untilAsserted(() -> assertThat(events).contains("acquired ledger 1",
+                "acquired ledger 2", "released ledger", "lost ledger"));
+        assertOnlyTheCounterIsLeft("ledger");
     }
 
     // ---- helpers ----
