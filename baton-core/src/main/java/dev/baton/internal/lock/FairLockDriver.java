@@ -9,6 +9,8 @@ import dev.baton.LockInfo;
 import io.lettuce.core.ScriptOutputType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The driver of the fair lock: a queue in Redis, in the order in which waiters' first tries reached it, and a
@@ -36,6 +38,7 @@ import java.util.concurrent.CompletableFuture;
  * kind {@code fair} ({@link #keys}), so it never excludes the plain lock of the same name.
  */
 final class FairLockDriver implements LockDriver {
+    private static final Logger log = LoggerFactory.getLogger(FairLockDriver.class);
     static final String[] HELPERS = {"owns", "mint-token", "notify", "fair-queue"};
     static final Script ACQUIRE = Script.load("fair-acquire", HELPERS);
     static final Script RELEASE = Script.load("fair-release", HELPERS);
@@ -157,7 +160,13 @@ final class FairLockDriver implements LockDriver {
     public CompletableFuture<Void> abandon(AcquireRequest request) {
         return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, allKeys(request.keys()), request.owner(),
                 Long.toString(request.heldToken()), request.keys().channel(), sharded, tokenRetentionMillis)
-                .thenApply(passedOn -> null);
+                .thenApply(passedOn -> {
+                    if (passedOn == 1L && log.isDebugEnabled()) {
+                        log.debug("fair lock '{}' was handed to {} as its wait ended; passed on to the next in line",
+                                request.keys().name(), request.owner());
+                    }
+                    return null;
+                });
     }
 
     /**
