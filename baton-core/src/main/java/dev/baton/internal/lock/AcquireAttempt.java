@@ -192,6 +192,9 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
      * it is not for this one.
      */
     private long grantIn(String message) {
+        if (ReleaseNotifications.WAKE_ALL.equals(message)) {
+            return 0; // a wake-all (readers after a writer, everyone after a reconnect): a reason to try, for any kind
+        }
         long token = request.driver().grantIn(message, request);
         return token > 0 && token <= tokenSeen ? -1 : token;
     }

@@ -112,6 +112,11 @@ final class ReleaseNotifications {
             public void dropped(String channel) {
                 droppedByServer(channel);
             }
+
+            @Override
+            public void reconnected() {
+                lookAgainAfterReconnect();
+            }
         });
         this.timers = timers;
         this.lingerNanos = lingerNanos;
@@ -291,14 +296,19 @@ final class ReleaseNotifications {
                 .count();
     }
 
+    /** Moves the channel's epoch for a message, keeping the message for {@link #heardSince}. */
+    private static void heard(Channel c, String message) {
+        synchronized (c.recent) { // one writer at a time: the slot first, then the epoch
+            long next = c.epoch.get() + 1;
+            c.recent.set((int) (next & (RECENT - 1)), message);
+            c.epoch.set(next);
+        }
+    }
+
     private void onMessage(String channel, String message) {
         Channel c = channels.get(channel);
         if (c != null) {
-            synchronized (c.recent) { // one writer at a time: the slot first, then the epoch
-                long next = c.epoch.get() + 1;
-                c.recent.set((int) (next & (RECENT - 1)), message);
-                c.epoch.set(next);
-            }
+            heard(c, message);
             if (WAKE_ALL.equals(message)) {
                 wakeAll(channel);
             } else {
@@ -320,6 +330,28 @@ final class ReleaseNotifications {
         }
         // Without waiters (lingering), only forget it, so that a waiter arriving next subscribes afresh.
         c.subscription = c.waiters.isEmpty() ? null : resubscribe(channel, c);
+    }
+
+    /**
+     * The subscription connection came back after a loss: releases published meanwhile were not heard. For each
+     * channel with waiters, subscribe again (Lettuce does so too; a second SUBSCRIBE of a channel changes nothing) and,
+     * once Redis confirmed it, wake every waiter, so that each tries now, with the subscription certainly live,
+     * instead of sleeping until its re-check.
+     */
+    private synchronized void lookAgainAfterReconnect() {
+        channels.forEach((channel, c) -> {
+            if (c.waiters.isEmpty() || c.subscription == null) {
+                return;
+            }
+            CompletableFuture<Void> again = subscribe(channel, c);
+            c.subscription = again;
+            again.whenComplete((v, e) -> {
+                if (e == null) {
+                    heard(c, WAKE_ALL);
+                    wakeAll(channel);
+                }
+            });
+        });
     }
 
     /**

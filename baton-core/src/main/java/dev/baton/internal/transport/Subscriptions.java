@@ -19,6 +19,13 @@ public interface Subscriptions {
          */
         default void dropped(String channel) {
         }
+
+        /**
+         * The subscription connection is back after it was lost. Lettuce subscribes its channels again, but a message
+         * published while it was away is gone, so whoever waits for one should look again.
+         */
+        default void reconnected() {
+        }
     }
 
     /**
