@@ -255,11 +255,11 @@ class FairLockIT {
     void killedWaitersAndAKilledHolderHoldUpTheQueueOnlyWithinTheBound() throws Exception {
         String name = "crashes";
         String uri = deployment.masters().get(0).uri();
-        // The doomed processes' settings: a lease, and an entry lifetime of 3 * 300 + 2 * 3000 = 6900 ms (long enough
-        // that a loaded machine does not cost them their place before they are killed).
+        // The doomed processes' settings: a lease, and an entry lifetime of 3 * 300 + 2 * 5000 = 10900 ms (long
+        // enough that a loaded machine does not cost them their place before they are killed).
         long leaseMillis = 3000;
         long recheckMillis = 300;
-        long timeoutMillis = 3000;
+        long timeoutMillis = 5000;
         for (int i = 0; i < 3; i++) {
             children.add(ChildJvm.start(FairLockWorker.class, uri, name, Long.toString(leaseMillis),
                     Long.toString(recheckMillis), Long.toString(timeoutMillis)));
