@@ -111,6 +111,12 @@ public final class Baton implements AutoCloseable {
      * waiters' first attempts reached Redis, across processes. Release hands the lock straight to the next waiter.
      * A fair lock is a lock of its own: it never excludes the plain lock of the same name. Cheap: no Redis call.
      *
+     * <p>A waiter keeps its place by trying again at least every {@link BatonConfig#recheckInterval()}; one that
+     * stops for longer than 3 re-check intervals plus 2 command timeouts (a dead process, a frozen one) is skipped,
+     * and a frozen one joins the tail again when it comes back. A wait that times out, is interrupted or cancelled
+     * leaves the queue at once. A waiter that dies just before the lock is handed to it holds it like a crashed
+     * holder, until its lease runs out. See docs/fair-lock.md.
+     *
      * @param name 1 to 1024 bytes of UTF-8, not blank
      * @return the lock
      * @throws IllegalArgumentException if the name is blank or too long

@@ -20,7 +20,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', rw_int(now))
 if redis.call('EXISTS', KEYS[2]) == 0 then
   local until_w = tonumber(redis.call('HGET', KEYS[1], 'we')) or 0
   if until_w <= now then
-    notify_message(ARGV[2], ARGV[3], 'all')
+    notify(ARGV[2], ARGV[3], 'all')
   end
 end
 return 1

@@ -117,6 +117,11 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     // Data, not decisions: what the current state needs to remember.
     private volatile long epochSeen = -1;
+    /**
+     * The last fencing token issued for the lock when the latest try found it busy (0 if the driver does not say): a
+     * handoff message naming a token not above it predates that try.
+     */
+    private volatile long tokenSeen;
     /** When the latest try was sent, on the engine's ticker. */
     private volatile long lastSentAt;
     private volatile ScheduledFuture<?> recheckTimer;
@@ -169,9 +174,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
 
     @Override
     public boolean wake(String message) {
-        // A wake-all (readers after a writer, or everyone after a reconnect) is a reason to try for every kind.
-        long handedToken = ReleaseNotifications.WAKE_ALL.equals(message) ? 0
-                : request.driver().grantIn(message, request);
+        long handedToken = grantIn(message);
         if (handedToken < 0 || transition(ASLEEP, State.WOKEN) == null) {
             return false;
         }
@@ -181,6 +184,23 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         send();
         return true;
+    }
+
+    /**
+     * What a message means for this attempt (see {@link LockDriver#grantIn}); a handoff older than the latest try
+     * that found the lock busy was meant for an earlier wait of the same owner (one that gave the lock up again), so
+     * it is not for this one.
+     */
+    private long grantIn(String message) {
+        if (ReleaseNotifications.WAKE_ALL.equals(message)) {
+            return 0; // a wake-all (readers after a writer, everyone after a reconnect): a reason to try, for any kind
+        }
+        long token = request.driver().grantIn(message, request);
+        return token > 0 && token <= tokenSeen ? -1 : token;
+    }
+
+    private boolean concerns(String message) {
+        return grantIn(message) >= 0;
     }
 
     /**
@@ -353,6 +373,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (reply.granted()) {
             return acquired(new Grant(reply.token(), reply.holdCount(), sentAt));
         }
+        tokenSeen = reply.lastToken();
         // Held. A try a release message started found it taken: that release went to someone else.
         transition(ONLY_WOKEN, State.TRYING);
         if (!waits || (hasDeadline && engine.nanos() - deadlineNanos >= 0)) {
@@ -436,8 +457,9 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
             fail(engine.closedWhileWaiting(keys));
             return;
         }
-        // A release that arrived since our try moved the epoch: go again rather than sleep through it.
-        if (engine.notifications().epoch(keys.channel()) != epochSeen) {
+        // A release that arrived since our try moved the epoch: go again rather than sleep through it (unless every
+        // message since then named another waiter).
+        if (engine.notifications().heardSince(keys.channel(), epochSeen, this::concerns)) {
             recheck();
         }
         if (state.get().ended()) {

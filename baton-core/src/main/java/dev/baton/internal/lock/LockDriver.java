@@ -27,8 +27,17 @@ interface LockDriver {
      * @param pttl      when not granted: how long to sleep at most before trying again, in milliseconds (the holder's
      *                  remaining lease, or less when the driver needs the waiter to come back sooner, for instance to
      *                  keep its place in a queue); 0 or less for "no hint"
+     * @param lastToken when not granted: the last fencing token issued for the lock when the try ran, or 0 if the
+     *                  driver does not say. A driver whose release hands the lock over names the new owner's token in
+     *                  its message ({@link #grantIn}); a handed token not above this one was minted before the try
+     *                  that found the lock busy, so the message is stale (meant for an earlier wait of the same
+     *                  owner) and the attempt ignores it
      */
-    record Acquired(boolean granted, long token, int holdCount, long pttl) {
+    record Acquired(boolean granted, long token, int holdCount, long pttl, long lastToken) {
+        /** A reply without a last token (drivers that hand nothing over in their messages). */
+        Acquired(boolean granted, long token, int holdCount, long pttl) {
+            this(granted, token, holdCount, pttl, 0);
+        }
     }
 
     /**

@@ -65,6 +65,7 @@ public final class LockEngine implements AutoCloseable {
     private final LockCalls calls;
     private final ReadLockCalls readCalls;
     private final WriteLockCalls writeCalls;
+    private final FairLockDriver fair;
     private final long recheckNanos;
     private final int localHandoffLimit;
 
@@ -84,6 +85,7 @@ public final class LockEngine implements AutoCloseable {
         this.readCalls = new ReadLockCalls(gateway, config.fencingTokenRetention());
         this.writeCalls = new WriteLockCalls(gateway, config.fencingTokenRetention(), readCalls,
                 config.recheckInterval());
+        this.fair = new FairLockDriver(gateway, config, calls);
         this.localHandoffLimit = config.localHandoffLimit();
         runtime.onClose(this::endEverything);
         watchdog.start();
@@ -128,10 +130,11 @@ public final class LockEngine implements AutoCloseable {
         return new RedisDistributedLock(this, calls, keys, ack);
     }
 
-    /** The fair lock of this name. */
+    /** The fair lock of this name (see {@link FairLockDriver}). */
     public DistributedLock fairLock(String name) {
-        Require.lockName(name);
-        throw new UnsupportedOperationException("fair locks are not built yet");
+        LockKeys keys = FairLockDriver.keys(config.namespace(), Require.lockName(name));
+        checkOpen();
+        return new RedisDistributedLock(this, fair, keys, null);
     }
 
     /**

@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -21,7 +23,9 @@ import java.util.function.Supplier;
  * channel's {@linkplain #epoch epoch}; a message may instead name the one owner it is for (a fair lock's handoff),
  * or ask to wake every local waiter ({@value #WAKE_ALL}: readers, once a writer left). A waiter whose try was in
  * flight when the message came sees the epoch change and tries again at once instead of sleeping, so a release is
- * never missed between a failed try and waiting.
+ * never missed between a failed try and waiting. It only does so for a message that concerns it: the channel keeps
+ * its last few messages, so that a message naming another waiter (a fair lock's handoff) does not send every waiter
+ * whose try was in flight back to Redis ({@link #heardSince}).
  * Messages lost on a reconnect are covered by each waiter's bounded re-check.
  *
  * <p>It also keeps the count of consecutive local handoffs per lock, which bounds how long one Baton can pass a lock
@@ -68,9 +72,14 @@ final class ReleaseNotifications {
     /** Pause before subscribing again to a sharded channel whose new owner refused or was not known yet. */
     private static final long RESUBSCRIBE_RETRY_NANOS = 200_000_000L;
 
+    /** How many of a channel's latest messages are kept for {@link #heardSince} (a power of two). */
+    private static final int RECENT = 16;
+
     private static final class Channel {
         final Deque<Waiter> waiters = new ConcurrentLinkedDeque<>();
         final AtomicLong epoch;
+        /** The message that moved the epoch to e is at index e % RECENT, written before the epoch moves. */
+        final AtomicReferenceArray<String> recent = new AtomicReferenceArray<>(RECENT);
         CompletableFuture<Void> lastCommand = CompletableFuture.completedFuture(null); // guarded by the registry
         CompletableFuture<Void> subscription;                                          // null = not subscribed
         ScheduledFuture<?> linger;                                                      // pending unsubscribe
@@ -169,6 +178,29 @@ final class ReleaseNotifications {
         return c == null || !c.listening() ? -1 : c.epoch.get();
     }
 
+    /**
+     * Whether a message that {@code concerns} a waiter came since it saw epoch {@code seen}: true as soon as one of
+     * the messages since then concerns it, or if they are not all known any more (more than a few came, or the
+     * subscription was not confirmed at either end); false if the epoch has not moved or none of them concerns it.
+     */
+    boolean heardSince(String channel, long seen, Predicate<String> concerns) {
+        long now = epoch(channel);
+        if (now == seen) {
+            return false;
+        }
+        Channel c = channels.get(channel);
+        if (c == null || seen == -1 || now == -1 || now - seen > RECENT || now < seen) {
+            return true;
+        }
+        for (long e = seen + 1; e <= now; e++) {
+            String message = c.recent.get((int) (e & (RECENT - 1)));
+            if (message == null || concerns.test(message)) {
+                return true;
+            }
+        }
+        return c.epoch.get() - seen > RECENT; // some were overwritten while we read them: unknown
+    }
+
     /** Whether this Baton has waiters for the channel (its releases must then publish). */
     boolean hasWaiters(String channel) {
         Channel c = channels.get(channel);
@@ -264,10 +296,19 @@ final class ReleaseNotifications {
                 .count();
     }
 
+    /** Moves the channel's epoch for a message, keeping the message for {@link #heardSince}. */
+    private static void heard(Channel c, String message) {
+        synchronized (c.recent) { // one writer at a time: the slot first, then the epoch
+            long next = c.epoch.get() + 1;
+            c.recent.set((int) (next & (RECENT - 1)), message);
+            c.epoch.set(next);
+        }
+    }
+
     private void onMessage(String channel, String message) {
         Channel c = channels.get(channel);
         if (c != null) {
-            c.epoch.incrementAndGet();
+            heard(c, message);
             if (WAKE_ALL.equals(message)) {
                 wakeAll(channel);
             } else {
@@ -306,7 +347,7 @@ final class ReleaseNotifications {
             c.subscription = again;
             again.whenComplete((v, e) -> {
                 if (e == null) {
-                    c.epoch.incrementAndGet();
+                    heard(c, WAKE_ALL);
                     wakeAll(channel);
                 }
             });

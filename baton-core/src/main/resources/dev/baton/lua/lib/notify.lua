@@ -5,23 +5,14 @@
 -- or later, where Baton's waiters listen with SSUBSCRIBE on the node that owns the lock's slot (the channel carries
 -- the lock's hash tag): SPUBLISH then stays on that shard instead of being broadcast to every node of the cluster.
 -- Every Baton connected to the same servers makes the same choice, so a publisher and its listeners always agree.
--- An optional third argument publishes another message instead, one that names the waiter it wakes (a semaphore).
+-- An optional third argument publishes another message instead: one that names the waiter it wakes or hands the lock
+-- to (a semaphore, a fair lock: "<owner> <token>"), or 'all', which wakes every local waiter (readers after a
+-- writer). See ReleaseNotifications: any message other than 'released' and 'all' is offered to the local waiters
+-- one by one, and each waiter's driver says whether it is for it.
 local function notify(channel, sharded, message)
   if sharded == '1' then
     redis.call('SPUBLISH', channel, message or 'released')
   else
     redis.call('PUBLISH', channel, message or 'released')
-  end
-end
-
-
--- notify_message(channel, sharded, message): the same, with a message of the caller's choosing, for locks whose
--- waiters need to know more than "released" (see ReleaseNotifications: 'all' wakes every local waiter; any other
--- message is offered to the local waiters one by one, and each waiter's driver says whether it is for it).
-local function notify_message(channel, sharded, message)
-  if sharded == '1' then
-    redis.call('SPUBLISH', channel, message)
-  else
-    redis.call('PUBLISH', channel, message)
   end
 end

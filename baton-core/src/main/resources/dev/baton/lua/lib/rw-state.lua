@@ -73,9 +73,9 @@ local function rw_wake(readers, writers, writer, channel, sharded)
   end
   if redis.call('EXISTS', writers) == 1 then
     if redis.call('EXISTS', readers) == 0 then
-      notify_message(channel, sharded, 'w')
+      notify(channel, sharded, 'w')
     end
   else
-    notify_message(channel, sharded, 'all')
+    notify(channel, sharded, 'all')
   end
 end
