@@ -1,6 +1,6 @@
 -- Acquire a reentrant lock, or re-enter it if the caller already holds it.
 --
--- KEYS[1]  lock hash: owner, count, token, holder, waiters (see docs/key-layout.md)
+-- KEYS[1]  lock hash: owner, count, token, holder, waiters, next, next_since, next_until (see docs/key-layout.md)
 -- KEYS[2]  fencing counter: the last token issued for this name
 -- ARGV[1]  owner id: "<baton instance>:t<thread id>" or "<baton instance>:L<lease number>"
 -- ARGV[2]  lease in milliseconds
@@ -8,9 +8,14 @@
 -- ARGV[4]  fencing counter retention in milliseconds
 -- ARGV[5]  token of the hold the caller believes it has, "0" if none
 -- ARGV[6]  "1" if the caller will wait when the lock is held, "0" for a single try
+-- ARGV[7]  (optional) how long the caller has waited so far, in milliseconds, when that is past its fairness
+--          threshold: the caller claims precedence. Absent or "-1": no claim
+-- ARGV[8]  (with ARGV[7]) how long a claim lasts unless its claimant's next try renews it, in milliseconds
 --
 -- Reply: {1, token, holdCount}  acquired (holdCount 1) or re-entered (holdCount > 1, same token)
---        {0, pttl}              held by another owner; pttl = its remaining lease in ms
+--        {0, pttl}              held by another owner (pttl = its remaining lease in ms), or free but claimed by a
+--                               waiter with precedence (pttl = what is left of the claim); for a claimant, at most a
+--                               third of the claim's duration, so that it renews the claim in time
 --
 -- A re-entry must name the token it re-enters. If the hash is ours but the caller does not know its token (an
 -- acquisition whose reply was lost to a timeout), it is replaced by a fresh acquisition instead of being counted:
@@ -20,8 +25,15 @@
 -- nobody waits for is released without one. A hash already marked is not written again: on a busy lock most tries
 -- fail, and a failed try should cost Redis only reads.
 --
+-- Bounded waits: a waiter past its fairness threshold writes a claim ('next' = owner, 'next_since' = when it began to
+-- wait, 'next_until' = when the claim runs out, all in Redis milliseconds). While a claim is live, the lock goes to
+-- nobody else once it is free: the release passes it to the claimant (lib/claim.lua), and every other caller is
+-- refused, except one that has waited longer still, which takes the claim over (oldest first). The lock's grant
+-- clears the claim. Without a claim in the hash and without ARGV[7], the script does exactly what it did before
+-- claims existed: the uncontended path reads two more (absent) fields and nothing else.
+--
 -- Fencing tokens come from mint_token (lib/mint-token.lua, prepended when the script is loaded).
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'waiters')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'waiters', 'next', 'next_since', 'next_until')
 if owns(held[1], held[2], ARGV[1], ARGV[5]) then
   local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
   -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
@@ -30,13 +42,51 @@ if owns(held[1], held[2], ARGV[1], ARGV[5]) then
   end
   return {1, tonumber(held[2]), count}
 end
-if held[1] and held[1] ~= ARGV[1] then
+local claiming = ARGV[7] and ARGV[7] ~= '-1'
+local claimant = held[4]
+local now, since
+if claimant or claiming then
+  local time = redis.call('TIME')
+  now = time[1] * 1000 + math.floor(time[2] / 1000)
+  if claimant and held[6] - now <= 0 then
+    claimant = nil -- run out: its waiter died, gave up, or stopped trying
+  end
+  if claiming then
+    since = now - ARGV[7]
+  end
+end
+-- Whether a live claim of another waiter stands in the caller's way (the caller has not waited longer).
+local yields = claimant and claimant ~= ARGV[1] and not (since and since < held[5] - 0)
+if (held[1] and held[1] ~= ARGV[1]) or (not held[1] and yields) then
   if ARGV[6] == '1' and not held[3] then
     redis.call('HSET', KEYS[1], 'waiters', 1)
   end
-  return {0, redis.call('PTTL', KEYS[1])}
+  local pttl
+  if held[1] then
+    pttl = redis.call('PTTL', KEYS[1])
+  else
+    pttl = held[6] - now
+  end
+  if claiming and not yields then
+    -- Held (a free lock would have been granted): claim it, or renew the claim. The hash keeps the holder's lease;
+    -- should it run out first, the claim goes with it, and the claimant's next try (due then) claims again.
+    redis.call('HSET', KEYS[1], 'next', ARGV[1], 'next_since', since, 'next_until', now + ARGV[8])
+    local renew = math.floor(ARGV[8] / 3)
+    if pttl > renew then
+      pttl = renew
+    end
+  end
+  return {0, pttl}
 end
 local token, number = mint_token(KEYS[2], ARGV[4])
+if held[4] and not yields then
+  -- The caller's claim, one it took over, or one that ran out: the grant clears it (DEL and a fresh hash, rather than
+  -- HDEL, so that the lock needs no command beyond those listed in docs/acl.md). The 'waiters' mark stays.
+  redis.call('DEL', KEYS[1])
+  if held[3] then
+    redis.call('HSET', KEYS[1], 'waiters', 1)
+  end
+end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return {1, number, 1}

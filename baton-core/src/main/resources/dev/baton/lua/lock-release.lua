@@ -8,17 +8,23 @@
 -- ARGV[5]  "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 --
 -- Reply: n > 0  still held by the owner with n holds left
---        0      released (and published on the channel if anyone waits)
+--        0      released (and published on the channel if anyone waits), or passed to a waiter's live claim
 --        -1     this hold is gone (expired, force-unlocked, taken over): nothing changed
 --
 -- Matching the token as well as the owner makes a release precise: a late or reordered release (say, one retried
 -- after NOSCRIPT) can never remove a newer acquisition by the same thread.
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count', 'waiters')
+--
+-- If a waiter past its fairness threshold claimed the lock ('next', see lock-acquire.lua), the last release frees the
+-- lock for that waiter alone and wakes it by name (pass_to_claimant, lib/claim.lua, prepended with lib/notify.lua).
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count', 'waiters', 'next', 'next_since', 'next_until')
 if not owns(held[1], held[2], ARGV[1], ARGV[2]) then
   return -1
 end
 if held[3] ~= '1' then
   return redis.call('HINCRBY', KEYS[1], 'count', -1)
+end
+if held[5] and pass_to_claimant(KEYS[1], {held[5], held[6], held[7]}, held[4], ARGV[3], ARGV[5]) then
+  return 0
 end
 redis.call('DEL', KEYS[1])
 if held[4] or ARGV[4] == '1' then

@@ -62,9 +62,11 @@ interface LockDriver {
 
     /**
      * Passes the lock from its current single hold straight to another owner of this Baton; only called when
-     * {@link #localQueueing()} is true.
+     * {@link #localQueueing()} is true. The driver may release the lock instead, when someone else has precedence
+     * (the plain lock's claims of long waiters); the engine then treats it as a release, and {@code to} tries.
      *
-     * @return the new owner's fencing token, or -1 if {@code from} no longer held the lock exactly once
+     * @return the new owner's fencing token, 0 if the lock was released instead (and its waiters notified), or -1 if
+     *         {@code from} no longer held the lock exactly once
      */
     default CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no local handoff");

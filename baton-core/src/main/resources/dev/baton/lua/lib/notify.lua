@@ -1,15 +1,17 @@
 -- Shared helper, prepended by Script to every script that wakes a lock's waiters: the one place that decides how a
 -- release is announced.
 --
--- notify(channel, sharded): publishes 'released' on the lock's channel. sharded is "1" on a Redis Cluster of Redis 7
--- or later, where Baton's waiters listen with SSUBSCRIBE on the node that owns the lock's slot (the channel carries
--- the lock's hash tag): SPUBLISH then stays on that shard instead of being broadcast to every node of the cluster.
--- Every Baton connected to the same servers makes the same choice, so a publisher and its listeners always agree.
-local function notify(channel, sharded)
+-- notify(channel, sharded[, message]): publishes message ('released' when absent) on the lock's channel. sharded is
+-- "1" on a Redis Cluster of Redis 7 or later, where Baton's waiters listen with SSUBSCRIBE on the node that owns the
+-- lock's slot (the channel carries the lock's hash tag): SPUBLISH then stays on that shard instead of being
+-- broadcast to every node of the cluster. Every Baton connected to the same servers makes the same choice, so a
+-- publisher and its listeners always agree. A message other than 'released' is read by the driver's grantIn (for
+-- instance 'next <owner>': the lock waits for that owner alone).
+local function notify(channel, sharded, message)
   if sharded == '1' then
-    redis.call('SPUBLISH', channel, 'released')
+    redis.call('SPUBLISH', channel, message or 'released')
   else
-    redis.call('PUBLISH', channel, 'released')
+    redis.call('PUBLISH', channel, message or 'released')
   end
 end
 

@@ -142,12 +142,17 @@ public final class FakeTransport implements Transport {
 
     /** Publishes a message as a release would; delivered only if the channel is subscribed. */
     public void publish(String channel) {
+        publish(channel, "");
+    }
+
+    /** Publishes this message on the channel; delivered only if the channel is subscribed. */
+    public void publish(String channel, String message) {
         Subscriptions.Listener to;
         synchronized (this) {
             to = subscribed.contains(channel) ? listener : null;
         }
         if (to != null) {
-            to.message(channel, "");
+            to.message(channel, message);
         }
     }
 
