@@ -11,6 +11,8 @@
 -- ARGV[7]  (optional) how long the caller has waited so far, in milliseconds, when that is past its fairness
 --          threshold: the caller claims precedence. Absent or "-1": no claim
 -- ARGV[8]  (with ARGV[7]) how long a claim lasts unless its claimant's next try renews it, in milliseconds
+-- ARGV[9]  (with ARGV[7]) release channel (pub/sub) of this lock
+-- ARGV[10] (with ARGV[7]) "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 --
 -- Reply: {1, token, holdCount}  acquired (holdCount 1) or re-entered (holdCount > 1, same token)
 --        {0, pttl}              held by another owner (pttl = its remaining lease in ms), or free but claimed by a
@@ -29,7 +31,9 @@
 -- wait, 'next_until' = when the claim runs out, all in Redis milliseconds). While a claim is live, the lock goes to
 -- nobody else once it is free: the release passes it to the claimant (lib/claim.lua), and every other caller is
 -- refused, except one that has waited longer still, which takes the claim over (oldest first). The lock's grant
--- clears the claim. Without a claim in the hash and without ARGV[7], the script does exactly what it did before
+-- clears the claim and, if others wait, publishes 'unclaimed', which wakes one waiter in every Baton: their tries,
+-- refused while the claimant holds the lock, let the longest of them claim it next, within this hold rather than at
+-- their next re-check. Without a claim in the hash and without ARGV[7], the script does exactly what it did before
 -- claims existed: the uncontended path reads two more (absent) fields and nothing else.
 --
 -- Fencing tokens come from mint_token (lib/mint-token.lua, prepended when the script is loaded).
@@ -85,6 +89,9 @@ if held[4] and not yields then
   redis.call('DEL', KEYS[1])
   if held[3] then
     redis.call('HSET', KEYS[1], 'waiters', 1)
+    if claiming then
+      notify(ARGV[9], ARGV[10], 'unclaimed') -- lib/notify.lua, prepended when the script is loaded
+    end
   end
 end
 redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])

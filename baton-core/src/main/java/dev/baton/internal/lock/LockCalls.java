@@ -25,11 +25,12 @@ import java.util.concurrent.TimeUnit;
  * waiter tries again right when it crosses the threshold. The claim lasts {@link #claimMillis} unless renewed by the
  * claimant's next try, which the acquire script makes come within a third of that. A release that passes the lock to
  * a claimant says so with the message {@code "next <owner>"}, which only that owner's attempt takes
- * ({@link #grantIn}). A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
+ * ({@link #grantIn}); a claimant's grant publishes {@code "unclaimed"} if others wait, a plain reason to try, so that
+ * the next longest waiter claims during that hold. A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
  * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
 final class LockCalls implements LockDriver {
-    static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
+    static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token", "notify");
     static final Script RELEASE = Script.load("lock-release", "owns", "notify", "claim");
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token", "notify", "claim");
     static final Script ABANDON = Script.load("lock-abandon", "notify");
@@ -79,7 +80,7 @@ final class LockCalls implements LockDriver {
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
         return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r), acquireArgs(r, willWait))
-                .thenApply(reply -> acquired(reply, r, willWait));
+                .thenApply(LockCalls::acquired);
     }
 
     /**
@@ -101,7 +102,7 @@ final class LockCalls implements LockDriver {
         try {
             return gateway.<List<Long>>runAcknowledged(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r),
                     acquireArgs(r, willWait), ack.replicas(), ack.timeout())
-                    .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply(), r, willWait),
+                    .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply()),
                             reply.acknowledged(), reply.waitFailure()));
         } catch (RuntimeException closed) {
             return CompletableFuture.failedFuture(closed);
@@ -120,30 +121,31 @@ final class LockCalls implements LockDriver {
                     Long.toString(r.heldToken()), willWait ? "1" : "0"};
         }
         return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
-                Long.toString(r.heldToken()), "1", Long.toString(TimeUnit.NANOSECONDS.toMillis(waited)), claimMillis};
+                Long.toString(r.heldToken()), "1", Long.toString(TimeUnit.NANOSECONDS.toMillis(waited)), claimMillis,
+                r.keys().channel(), sharded};
     }
 
     private long waitedNanos(AcquireRequest r) {
         return ticker.nanos() - r.startedNanos();
     }
 
+    private static Acquired acquired(List<Long> reply) {
+        return reply.get(0) == 1L ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
+                : new Acquired(false, 0, 0, reply.get(1));
+    }
+
     /**
-     * Decodes the reply. A waiter that has not reached the threshold yet sleeps at most until it does, so that its
-     * claim is made on time rather than up to a re-check interval late.
+     * A waiter that has not reached the threshold yet sleeps at most until it does (plus a millisecond, so that its
+     * try is past it), whether it tried already or is queued behind a local holder: its claim is made on time rather
+     * than up to a re-check interval late. Past the threshold, the acquire script's pttl keeps the claim renewed.
      */
-    private Acquired acquired(List<Long> reply, AcquireRequest r, boolean willWait) {
-        if (reply.get(0) == 1L) {
-            return new Acquired(true, reply.get(1), reply.get(2).intValue(), 0);
+    @Override
+    public long sleepLimitNanos(AcquireRequest r) {
+        if (thresholdNanos == 0) {
+            return Long.MAX_VALUE;
         }
-        long pttl = reply.get(1);
-        if (willWait && thresholdNanos > 0) {
-            long untilThreshold = thresholdNanos - waitedNanos(r);
-            if (untilThreshold > 0) {
-                long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(untilThreshold));
-                pttl = pttl > 0 ? Math.min(pttl, millis) : millis;
-            }
-        }
-        return new Acquired(false, 0, 0, pttl);
+        long untilThreshold = thresholdNanos - waitedNanos(r);
+        return untilThreshold > 0 ? untilThreshold + TimeUnit.MILLISECONDS.toNanos(1) : Long.MAX_VALUE;
     }
 
     /**

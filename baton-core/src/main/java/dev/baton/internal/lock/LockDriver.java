@@ -39,6 +39,16 @@ interface LockDriver {
     boolean localQueueing();
 
     /**
+     * The longest a waiting attempt may sleep before its next try, in nanoseconds from now, whatever the last reply
+     * said and even if it has not tried yet (queued behind a local holder); {@link Long#MAX_VALUE} for no limit of the
+     * driver's own (the engine's re-check interval and the reply's pttl still apply). The default has none; the plain
+     * lock uses it to make a waiter try right when it crosses its fairness threshold.
+     */
+    default long sleepLimitNanos(AcquireRequest request) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * One try: acquire, re-enter, or find the lock busy. A caller that will wait ({@code willWait}) may leave a mark
      * (a waiter flag, a queue entry) so that the release notifies it.
      */

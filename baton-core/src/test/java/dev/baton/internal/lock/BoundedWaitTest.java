@@ -49,6 +49,8 @@ class BoundedWaitTest {
                 .isEqualTo("501");
         assertThat(claim.args.get(7)).as("how long the claim lasts: 3 re-check intervals of at most 1 s")
                 .isEqualTo("3000");
+        assertThat(claim.args.subList(8, 10)).as("where the claimant's grant announces the free claim")
+                .containsExactly(CHANNEL, "0");
         claim.reply(held(1_000)); // the script asks a claimant back within a third of the claim
 
         baton.advance(Duration.ofMillis(999));
@@ -58,6 +60,23 @@ class BoundedWaitTest {
         assertThat(renewal.args.get(6)).as("the next try renews the claim").isEqualTo("1501");
         renewal.reply(granted(4));
         assertThat(attempt.result.join().token).isEqualTo(4);
+    }
+
+    @Test
+    void aWaiterQueuedBehindALocalHolderTriesWhenItCrossesTheThreshold() {
+        Lease holder = acquire();
+        AcquireAttempt queued = baton.attempt("orders", Duration.ofSeconds(10));
+        assertThat(queued.state()).isEqualTo(State.QUEUED);
+        assertThat(baton.redis.unanswered()).as("no try behind a local holder").isEmpty();
+
+        baton.advance(THRESHOLD);
+        assertThat(baton.redis.unanswered()).isEmpty();
+        baton.advance(Duration.ofMillis(1));
+        FakeTransport.Call claim = baton.redis.next(LockCalls.ACQUIRE);
+        assertThat(claim.args.get(6)).as("a claim, even against its own Baton's holder").isEqualTo("501");
+        claim.reply(held(1_000));
+        assertThat(queued.state()).isEqualTo(State.SLEEPING);
+        assertThat(holder.isValid()).isTrue();
     }
 
     @Test

@@ -184,7 +184,9 @@ class LockScriptsIT {
         List<Object> refused = acquire("c", 10_000);
         assertThat(refused.get(0)).as("free, but claimed by b").isEqualTo(0L);
         assertThat((Long) refused.get(1)).as("what is left of the claim").isBetween(1L, 3_000L);
-        List<Object> granted = claim("b", 5_100);
+        List<Object> granted = new java.util.ArrayList<>();
+        assertThat(listen(() -> granted.addAll(claim("b", 5_100))))
+                .as("c waits: the claimant's grant wakes the others, to claim next").containsExactly("unclaimed");
         assertThat(granted.get(0)).isEqualTo(1L);
         assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "b").containsEntry("waiters", "1")
                 .doesNotContainKeys("next", "next_since", "next_until");
@@ -283,7 +285,7 @@ class LockScriptsIT {
     private List<Object> claim(String owner, long waitedMillis) {
         return commands.eval(LockCalls.ACQUIRE.body(), ScriptOutputType.MULTI,
                 new String[] {keys.lock(), keys.counter()}, owner, "10000", "holder of " + owner, "60000", "0", "1",
-                Long.toString(waitedMillis), "3000");
+                Long.toString(waitedMillis), "3000", keys.channel(), "0");
     }
 
     private long abandon(String owner) {
