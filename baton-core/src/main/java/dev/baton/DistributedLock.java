@@ -63,6 +63,12 @@ import java.util.concurrent.locks.Lock;
  * delays a waiter by at most {@link BatonConfig#recheckInterval()}. Between threads of one {@link Baton}, a released
  * lock may go straight to a waiting thread (one Redis round trip, never free in between), at most
  * {@link BatonConfig#localHandoffLimit()} times in a row before it is released to everyone.
+ *
+ * <p>Waits are bounded nonetheless (for the lock of {@link Baton#lock(String)}): a waiter that has waited longer
+ * than {@link BatonConfig#fairnessThreshold()} (default 2 s) takes precedence, so that the lock goes to it next, in
+ * every process, and waiters past the threshold are served oldest first. Under sustained contention from any number
+ * of threads and processes, a wait then lasts about the threshold plus a few holds; the setting's documentation
+ * gives the bound and its limits.
  */
 public interface DistributedLock extends Lock {
 
