@@ -19,23 +19,21 @@
 --
 -- The 'waiters' mark stays, so remote waiters are still notified when the lock is finally released. A claim of the
 -- new owner itself (or one that ran out) is cleared with the handoff, as the acquire script clears it on a grant.
-local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count', 'waiters', 'next', 'next_since', 'next_until')
+local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'count', 'waiters')
 if not owns(held[1], held[2], ARGV[1], ARGV[2]) or held[3] ~= '1' then
   return -1
 end
-if held[5] and held[5] ~= ARGV[3]
-    and pass_to_claimant(KEYS[1], {held[5], held[6], held[7]}, held[4], ARGV[7], ARGV[8]) then
-  return 0
-end
-local token, number = mint_token(KEYS[2], ARGV[6]) -- lib/mint-token.lua, prepended when the script is loaded
-if held[5] then
+if held[4] == '2' then
+  local claim = redis.call('HMGET', KEYS[1], 'next', 'next_since', 'next_until')
+  if claim[1] ~= ARGV[3] and pass_to_claimant(KEYS[1], claim) then -- lib/claim.lua
+    notify(ARGV[7], ARGV[8], 'next ' .. claim[1])
+    return 0
+  end
   -- The new owner's claim, or one that ran out: cleared with a fresh hash (no HDEL; see lib/claim.lua).
   redis.call('DEL', KEYS[1])
-  redis.call('HSET', KEYS[1], 'count', 1)
-  if held[4] then
-    redis.call('HSET', KEYS[1], 'waiters', 1)
-  end
+  redis.call('HSET', KEYS[1], 'count', 1, 'waiters', 1)
 end
+local token, number = mint_token(KEYS[2], ARGV[6]) -- lib/mint-token.lua, prepended when the script is loaded
 redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'token', token, 'holder', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return number

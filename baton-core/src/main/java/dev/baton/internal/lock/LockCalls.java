@@ -21,12 +21,12 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Bounded waits: a waiter that has waited longer than the fairness threshold ({@code BatonConfig.fairnessThreshold})
  * claims precedence with each try from then on (the acquire script's {@code ARGV[7]}, its wait so far), so that the
- * lock goes to it (or to an older claimant) next; before that point, a refused try's sleep is cut short so that the
- * waiter tries again right when it crosses the threshold. The claim lasts {@link #claimMillis} unless renewed by the
- * claimant's next try, which the acquire script makes come within a third of that. A release that passes the lock to
- * a claimant says so with the message {@code "next <owner>"}, which only that owner's attempt takes
- * ({@link #grantIn}); a claimant's grant publishes {@code "unclaimed"} if others wait, a plain reason to try, so that
- * the next longest waiter claims during that hold. A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
+ * lock goes to it (or to an older claimant) next; before that point, it never sleeps past the threshold
+ * ({@link #sleepLimitNanos}). The claim lasts {@link #claimMillis} unless renewed by the claimant's next try, which the
+ * acquire script makes come within a third of that. A release that passes the lock to a claimant says so with the
+ * message {@code "next <owner>"}, which only that owner's attempt takes ({@link #grantIn}); a claimant's grant
+ * publishes {@code "unclaimed"} if others wait, a plain reason to try, so that the next longest waiter claims during
+ * that hold. A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
  * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
 final class LockCalls implements LockDriver {

@@ -434,7 +434,7 @@ public final class LockEngine implements AutoCloseable {
         }
         from.markReleased();
         live.remove(from);
-        if (token == 0) { // a waiter elsewhere had a claim: the script released the lock to it
+        if (token == 0) { // another waiter (of any Baton) had a claim: the script released the lock to it
             released(from);
             return 0;
         }
