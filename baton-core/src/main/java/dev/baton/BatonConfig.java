@@ -294,9 +294,10 @@ public final class BatonConfig {
      * past the threshold, {@code h} the longest hold and {@code d} one notification (a pub/sub message and a try,
      * typically a millisecond or two). With few waiters past the threshold, that is the threshold plus about one hold.
      * A holder that crashes adds its lease; a claimant that dies or stops trying holds up a free lock for at most 3 s
-     * (3 re-check intervals, if those are shorter than 1 s); a waiter that gives up withdraws its claim at once. The
-     * default is twice the default {@link #recheckInterval()}: well above the waits of ordinary contention, where the
-     * unfair path's throughput matters, and well below the multi-second waits callers notice.
+     * (3 re-check intervals, if those are shorter than 1 s), since a claimant renews its claim with a try at least
+     * once a second, even with a longer {@link #recheckInterval()}; a waiter that gives up withdraws its claim at
+     * once. The default is twice the default {@link #recheckInterval()}: well above the waits of ordinary contention,
+     * where the unfair path's throughput matters, and well below the multi-second waits callers notice.
      *
      * @return the fairness threshold, or zero if waiters never take precedence
      */

@@ -211,9 +211,11 @@ public interface DistributedLock extends Lock {
     CompletableFuture<Lease> acquireAsync(Duration wait);
 
     /**
-     * Whether anyone holds the lock right now (one Redis call).
+     * Whether anyone holds the lock right now (one Redis call). Also true for the moment a released lock is reserved
+     * for a waiter that takes precedence (see {@link BatonConfig#fairnessThreshold()}), when nobody else could
+     * acquire it either.
      *
-     * @return true if the lock is held, by any process
+     * @return true if the lock is held, by any process, or reserved for a waiter with precedence
      * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     boolean isLocked();

@@ -34,7 +34,6 @@ final class LockCalls implements LockDriver {
     static final Script RELEASE = Script.load("lock-release", "owns", "notify", "claim");
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token", "notify", "claim");
     static final Script ABANDON = Script.load("lock-abandon", "notify");
-    static final Script IS_HELD = Script.load("lock-is-held");
     static final Script RENEW = Script.load("lock-renew", "owns");
     static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
     static final Script INSPECT = Script.load("lock-inspect");
@@ -238,11 +237,13 @@ final class LockCalls implements LockDriver {
                 keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
     }
 
-    /** {@code lock-is-held.lua}: whether the lock has an owner (its hash may outlive a release, holding a claim). */
+    /**
+     * Whether the lock hash exists: held, or (for one notification's time, or until the claim runs out if its claimant
+     * died) free but reserved for a waiter's claim, when nobody else can take it either.
+     */
     @Override
     public CompletableFuture<Boolean> isLocked(LockKeys keys) {
-        return gateway.<Long>run(IS_HELD, ScriptOutputType.INTEGER, new String[] {keys.lock()})
-                .thenApply(held -> held == 1L);
+        return gateway.exists(keys.lock());
     }
 
     /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */
