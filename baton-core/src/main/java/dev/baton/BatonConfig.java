@@ -40,6 +40,7 @@ public final class BatonConfig {
     private final Duration recheckInterval;
     private final Duration fencingTokenRetention;
     private final int localHandoffLimit;
+    private final Duration fairnessThreshold;
     private final Duration rateLimitTimeout;
     private final String username;
     private final ClientResources clientResources;
@@ -62,6 +63,7 @@ public final class BatonConfig {
         this.recheckInterval = b.recheckInterval;
         this.fencingTokenRetention = b.fencingTokenRetention;
         this.localHandoffLimit = b.localHandoffLimit;
+        this.fairnessThreshold = b.fairnessThreshold;
         this.rateLimitTimeout = b.rateLimitTimeout != null ? b.rateLimitTimeout
                 : (commandTimeout.compareTo(DEFAULT_RATE_LIMIT_TIMEOUT) < 0 ? commandTimeout
                         : DEFAULT_RATE_LIMIT_TIMEOUT);
@@ -279,6 +281,31 @@ public final class BatonConfig {
     }
 
     /**
+     * How long a waiter for a plain lock ({@link Baton#lock(String)}) waits before it takes precedence over newer
+     * waiters (default 2 s; {@link Duration#ZERO} turns precedence off). The plain lock is not fair: a release wakes
+     * waiters that race each other and newcomers, and a process that keeps the lock busy among its own threads wins
+     * most races. Past this threshold, a waiter claims the lock in Redis: from then on the lock goes to nobody else
+     * once it is free (a release passes it to the claimant and wakes it by name; a local handoff is refused), except to
+     * a waiter that has waited longer still. Waiters past the threshold are thus served oldest first, and the unfair,
+     * faster path stays as it was for every wait shorter than the threshold.
+     *
+     * <p>The bound this gives, under sustained contention from any number of threads and processes: a wait lasts at
+     * most about {@code max(threshold, n × (h + d)) + h + d}, where {@code n} is the number of waiters ahead of it
+     * past the threshold, {@code h} the longest hold and {@code d} one notification (a pub/sub message and a try,
+     * typically a millisecond or two). With few waiters past the threshold, that is the threshold plus about one hold.
+     * A holder that crashes adds its lease; a claimant that dies or stops trying holds up a free lock for at most 3 s
+     * (3 re-check intervals, if those are shorter than 1 s), since a claimant renews its claim with a try at least
+     * once a second, even with a longer {@link #recheckInterval()}; a waiter that gives up withdraws its claim at
+     * once. The default is twice the default {@link #recheckInterval()}: well above the waits of ordinary contention,
+     * where the unfair path's throughput matters, and well below the multi-second waits callers notice.
+     *
+     * @return the fairness threshold, or zero if waiters never take precedence
+     */
+    public Duration fairnessThreshold() {
+        return fairnessThreshold;
+    }
+
+    /**
      * The replica acknowledgement every lock of this Baton asks for unless its {@link LockOptions} say otherwise, set
      * with {@link Builder#replicaAcknowledged(int, Duration)}; see {@link LockOptions} for what it guarantees.
      *
@@ -295,6 +322,7 @@ public final class BatonConfig {
                 + ", namespace=" + namespace + ", watchdogLease=" + watchdogLease
                 + ", commandTimeout=" + commandTimeout + ", recheckInterval=" + recheckInterval
                 + ", fencingTokenRetention=" + fencingTokenRetention + ", localHandoffLimit=" + localHandoffLimit
+                + ", fairnessThreshold=" + fairnessThreshold
                 + ", rateLimitTimeout=" + rateLimitTimeout
                 + (username != null ? ", username=***" : "") + (password != null ? ", password=***" : "")
                 + (sentinelUsername != null ? ", sentinelUsername=***" : "")
@@ -323,6 +351,7 @@ public final class BatonConfig {
         private Duration recheckInterval = Duration.ofSeconds(1);
         private Duration fencingTokenRetention = Duration.ofDays(1);
         private int localHandoffLimit = 8;
+        private Duration fairnessThreshold = Duration.ofSeconds(2);
         private Duration rateLimitTimeout;
         private String username;
         private Supplier<char[]> password;
@@ -609,6 +638,18 @@ public final class BatonConfig {
         }
 
         /**
+         * See {@link BatonConfig#fairnessThreshold()}; zero turns precedence off, otherwise at least 1 ms (claims are
+         * timed in milliseconds).
+         *
+         * @param fairnessThreshold how long a waiter for a plain lock waits before it takes precedence
+         * @return this builder
+         */
+        public Builder fairnessThreshold(Duration fairnessThreshold) {
+            this.fairnessThreshold = Objects.requireNonNull(fairnessThreshold, "fairnessThreshold");
+            return this;
+        }
+
+        /**
          * Checks every setting and the settings against each other; connects to nothing.
          *
          * @return the configuration
@@ -618,7 +659,8 @@ public final class BatonConfig {
          *         without a TLS uri or both as files and as {@code SslOptions}, a certificate or key file is missing,
          *         unreadable or holds no PEM certificate or unencrypted PKCS#8 key (the message names the setting and
          *         the file, never the key), the namespace is blank or contains braces, a duration is not positive, the
-         *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, or the fencing
+         *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, the fairness
+         *         threshold is negative or between zero and 1 ms, or the fencing
          *         token retention is shorter than the watchdog lease, or replica acknowledgement is asked of a
          *         cluster
          */
@@ -676,6 +718,11 @@ public final class BatonConfig {
             }
             if (localHandoffLimit < 0) {
                 throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
+            }
+            if (fairnessThreshold.isNegative()
+                    || (!fairnessThreshold.isZero() && fairnessThreshold.compareTo(Duration.ofMillis(1)) < 0)) {
+                throw new IllegalArgumentException("fairnessThreshold must be zero (off) or at least 1 ms: "
+                        + fairnessThreshold);
             }
             if (replicaAcknowledgement != null && !clusterSeeds.isEmpty()) {
                 throw new IllegalArgumentException("replicaAcknowledged(...) is not supported on a Redis Cluster: "

@@ -63,6 +63,12 @@ import java.util.concurrent.locks.Lock;
  * delays a waiter by at most {@link BatonConfig#recheckInterval()}. Between threads of one {@link Baton}, a released
  * lock may go straight to a waiting thread (one Redis round trip, never free in between), at most
  * {@link BatonConfig#localHandoffLimit()} times in a row before it is released to everyone.
+ *
+ * <p>Waits are bounded nonetheless (for the lock of {@link Baton#lock(String)}): a waiter that has waited longer
+ * than {@link BatonConfig#fairnessThreshold()} (default 2 s) takes precedence, so that the lock goes to it next, in
+ * every process, and waiters past the threshold are served oldest first. Under sustained contention from any number
+ * of threads and processes, a wait then lasts about the threshold plus a few holds; the setting's documentation
+ * gives the bound and its limits.
  */
 public interface DistributedLock extends Lock {
 
@@ -205,9 +211,11 @@ public interface DistributedLock extends Lock {
     CompletableFuture<Lease> acquireAsync(Duration wait);
 
     /**
-     * Whether anyone holds the lock right now (one Redis call).
+     * Whether anyone holds the lock right now (one Redis call). Also true for the moment a released lock is reserved
+     * for a waiter that takes precedence (see {@link BatonConfig#fairnessThreshold()}), when nobody else could
+     * acquire it either.
      *
-     * @return true if the lock is held, by any process
+     * @return true if the lock is held, by any process, or reserved for a waiter with precedence
      * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
     boolean isLocked();

@@ -30,6 +30,22 @@ class BatonConfigTest {
     }
 
     @Test
+    void theFairnessThresholdDefaultsToTwoSecondsIsZeroForOffAndOtherwiseAtLeastAMillisecond() {
+        assertThat(BatonConfig.builder().uri("redis://h").build().fairnessThreshold()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(BatonConfig.builder().uri("redis://h").fairnessThreshold(Duration.ZERO).build()
+                .fairnessThreshold()).isZero();
+        assertThat(BatonConfig.builder().uri("redis://h").fairnessThreshold(Duration.ofMillis(1)).build().toString())
+                .contains("fairnessThreshold=PT0.001S");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").fairnessThreshold(Duration.ofMillis(-1))
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("fairnessThreshold must be zero (off) or at least 1 ms: PT-0.001S");
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").fairnessThreshold(Duration.ofNanos(999_999))
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("fairnessThreshold");
+        assertThatThrownBy(() -> BatonConfig.builder().fairnessThreshold(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("fairnessThreshold");
+    }
+
+    @Test
     void aClusterIsGivenBySeedsAloneAndTheirCredentialsNeverShow() {
         BatonConfig config = BatonConfig.builder().cluster("redis://:s3cret@n1:7000", "redis://:s3cret@n2:7001")
                 .build();

@@ -439,12 +439,12 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         return engine.releaseOrphan(request.driver(), keys, request.owner(), grant.token());
     }
 
-    /** Asleep: until woken, claimed, or the re-check delay passes. */
+    /** Asleep: until woken, claimed, or the re-check delay passes (shortened by the reply's pttl or the driver). */
     private void arm(long pttlMillis) {
         if (!ASLEEP.contains(state.get())) {
             return; // woken, claimed or ended meanwhile: a timer now would only cause a needless try
         }
-        long delay = engine.recheckNanos();
+        long delay = Math.min(engine.recheckNanos(), request.driver().sleepLimitNanos(request));
         if (pttlMillis > 0) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(pttlMillis + 1));
         }

@@ -1,6 +1,7 @@
 package dev.baton.internal.lock;
 
 import dev.baton.internal.runtime.Identity;
+import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 
@@ -11,29 +12,60 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The driver of the reentrant, non-fair lock (the plain mutex): its scripts as typed calls, the one place that builds
  * their {@code KEYS} and {@code ARGV} and reads their replies, so that the engine, the watchdog and the attempts never
  * assemble arguments or cast replies. Each method names its script; the meaning of every argument and reply is in the script's header.
+ *
+ * <p>Bounded waits: a waiter that has waited longer than the fairness threshold ({@code BatonConfig.fairnessThreshold})
+ * claims precedence with each try from then on (the acquire script's {@code ARGV[7]}, its wait so far), so that the
+ * lock goes to it (or to an older claimant) next; before that point, it never sleeps past the threshold
+ * ({@link #sleepLimitNanos}). The claim lasts {@link #claimMillis} unless renewed by the claimant's next try, which the
+ * acquire script makes come within a third of that. A release that passes the lock to a claimant says so with the
+ * message {@code "next <owner>"}, which only that owner's attempt takes ({@link #grantIn}); a claimant's grant
+ * publishes {@code "unclaimed"} if others wait, a plain reason to try, so that the next longest waiter claims during
+ * that hold. A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
+ * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
 final class LockCalls implements LockDriver {
-    static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
-    static final Script RELEASE = Script.load("lock-release", "owns", "notify");
-    static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token");
+    static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token", "notify");
+    static final Script RELEASE = Script.load("lock-release", "owns", "notify", "claim");
+    static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token", "notify", "claim");
+    static final Script ABANDON = Script.load("lock-abandon", "notify");
     static final Script RENEW = Script.load("lock-renew", "owns");
     static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
     static final Script INSPECT = Script.load("lock-inspect");
+
+    /** Prefix of the release message that passes the lock to one claimant: {@code "next <owner>"}. */
+    static final String NEXT = "next ";
+    /** The longest a claim lives without its claimant's renewal: 3 s, or 3 re-check intervals if those are shorter. */
+    static long claimMillis(Duration recheckInterval) {
+        return 3 * Math.min(recheckInterval.toMillis(), 1_000);
+    }
 
     private final Transport gateway;
     private final String tokenRetentionMillis;
     /** "1" where releases are announced with SPUBLISH (a Cluster of Redis 7+: see lib/notify.lua), else "0". */
     private final String sharded;
+    private final Ticker ticker;
+    /** How long a waiter waits before it claims precedence, in nanoseconds; 0: never (precedence is off). */
+    private final long thresholdNanos;
+    private final String claimMillis;
 
-    LockCalls(Transport gateway, Duration tokenRetention) {
+    /**
+     * @param fairnessThreshold how long a waiter waits before it claims precedence; zero turns claims off
+     * @param recheckInterval   the engine's re-check interval, which sets how long a claim lives
+     */
+    LockCalls(Transport gateway, Duration tokenRetention, Ticker ticker, Duration fairnessThreshold,
+              Duration recheckInterval) {
         this.gateway = gateway;
         this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
         this.sharded = gateway.shardedPubSub() ? "1" : "0";
+        this.ticker = ticker;
+        this.thresholdNanos = fairnessThreshold.toNanos();
+        this.claimMillis = Long.toString(claimMillis(recheckInterval));
     }
 
 
@@ -69,8 +101,8 @@ final class LockCalls implements LockDriver {
         try {
             return gateway.<List<Long>>runAcknowledged(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r),
                     acquireArgs(r, willWait), ack.replicas(), ack.timeout())
-                    .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply()), reply.acknowledged(),
-                            reply.waitFailure()));
+                    .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply()),
+                            reply.acknowledged(), reply.waitFailure()));
         } catch (RuntimeException closed) {
             return CompletableFuture.failedFuture(closed);
         }
@@ -80,14 +112,39 @@ final class LockCalls implements LockDriver {
         return new String[] {r.keys().lock(), r.keys().counter()};
     }
 
+    /** Six arguments, as before claims existed, unless the caller has waited past the threshold and claims. */
     private String[] acquireArgs(AcquireRequest r, boolean willWait) {
+        long waited = willWait ? waitedNanos(r) : 0;
+        if (thresholdNanos == 0 || !willWait || waited - thresholdNanos < 0) {
+            return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
+                    Long.toString(r.heldToken()), willWait ? "1" : "0"};
+        }
         return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
-                Long.toString(r.heldToken()), willWait ? "1" : "0"};
+                Long.toString(r.heldToken()), "1", Long.toString(TimeUnit.NANOSECONDS.toMillis(waited)), claimMillis,
+                r.keys().channel(), sharded};
+    }
+
+    private long waitedNanos(AcquireRequest r) {
+        return ticker.nanos() - r.startedNanos();
     }
 
     private static Acquired acquired(List<Long> reply) {
         return reply.get(0) == 1L ? new Acquired(true, reply.get(1), reply.get(2).intValue(), 0)
                 : new Acquired(false, 0, 0, reply.get(1));
+    }
+
+    /**
+     * A waiter that has not reached the threshold yet sleeps at most until it does (plus a millisecond, so that its
+     * try is past it), whether it tried already or is queued behind a local holder: its claim is made on time rather
+     * than up to a re-check interval late. Past the threshold, the acquire script's pttl keeps the claim renewed.
+     */
+    @Override
+    public long sleepLimitNanos(AcquireRequest r) {
+        if (thresholdNanos == 0) {
+            return Long.MAX_VALUE;
+        }
+        long untilThreshold = thresholdNanos - waitedNanos(r);
+        return untilThreshold > 0 ? untilThreshold + TimeUnit.MILLISECONDS.toNanos(1) : Long.MAX_VALUE;
     }
 
     /**
@@ -103,15 +160,49 @@ final class LockCalls implements LockDriver {
     }
 
     /**
-     * {@code lock-handoff.lua}: passes the lock from its current single hold straight to another owner.
+     * {@code lock-handoff.lua}: passes the lock from its current single hold straight to another owner, unless a
+     * waiter of any Baton claimed it (then it is released to that claimant instead).
      *
-     * @return the new owner's fencing token, or -1 if the current owner no longer held it exactly once
+     * @return the new owner's fencing token, 0 if the lock was released to a claimant, or -1 if the current owner no
+     *         longer held it exactly once
      */
     @Override
     public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
         return gateway.run(HANDOFF, ScriptOutputType.INTEGER,
                 new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
-                to.owner(), Long.toString(to.leaseMillis()), to.holder(), tokenRetentionMillis);
+                to.owner(), Long.toString(to.leaseMillis()), to.holder(), tokenRetentionMillis,
+                from.keys.channel(), sharded);
+    }
+
+    /**
+     * A release message {@code "next <owner>"} is for that owner's attempt alone (the lock waits for it); every other
+     * message is a reason to try.
+     */
+    @Override
+    public long grantIn(String message, AcquireRequest request) {
+        if (!message.startsWith(NEXT)) {
+            return 0;
+        }
+        String owner = request.owner();
+        return message.length() == NEXT.length() + owner.length() && message.endsWith(owner) ? 0 : -1;
+    }
+
+    /**
+     * {@code lock-abandon.lua}: withdraws the claim of a waiter that gave up, so that a free lock does not wait for it
+     * until the claim runs out. Only a waiter that waited past the threshold can have claimed; the others send
+     * nothing.
+     */
+    @Override
+    public CompletableFuture<Void> abandon(AcquireRequest r) {
+        if (thresholdNanos == 0 || waitedNanos(r) - thresholdNanos < 0) {
+            return CompletableFuture.completedFuture(null);
+        }
+        try {
+            return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
+                    r.keys().channel(), sharded).thenApply(withdrawn -> null);
+        } catch (RuntimeException closed) {
+            return CompletableFuture.failedFuture(closed);
+        }
     }
 
     /**
@@ -146,6 +237,10 @@ final class LockCalls implements LockDriver {
                 keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
     }
 
+    /**
+     * Whether the lock hash exists: held, or (for one notification's time, or until the claim runs out if its claimant
+     * died) free but reserved for a waiter's claim, when nobody else can take it either.
+     */
     @Override
     public CompletableFuture<Boolean> isLocked(LockKeys keys) {
         return gateway.exists(keys.lock());

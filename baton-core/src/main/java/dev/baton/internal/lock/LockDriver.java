@@ -56,6 +56,16 @@ interface LockDriver {
     }
 
     /**
+     * The longest a waiting attempt may sleep before its next try, in nanoseconds from now, whatever the last reply
+     * said and even if it has not tried yet (queued behind a local holder); {@link Long#MAX_VALUE} for no limit of the
+     * driver's own (the engine's re-check interval and the reply's pttl still apply). The default has none; the plain
+     * lock uses it to make a waiter try right when it crosses its fairness threshold.
+     */
+    default long sleepLimitNanos(AcquireRequest request) {
+        return Long.MAX_VALUE;
+    }
+
+    /**
      * One try: acquire, re-enter, or find the lock busy. A caller that will wait ({@code willWait}) may leave a mark
      * (a waiter flag, a queue entry) so that the release notifies it.
      */
@@ -79,9 +89,11 @@ interface LockDriver {
 
     /**
      * Passes the lock from its current single hold straight to another owner of this Baton; only called when
-     * {@link #localQueueing()} is true.
+     * {@link #localQueueing()} is true. The driver may release the lock instead, when someone else has precedence
+     * (the plain lock's claims of long waiters); the engine then treats it as a release, and {@code to} tries.
      *
-     * @return the new owner's fencing token, or -1 if {@code from} no longer held the lock exactly once
+     * @return the new owner's fencing token, 0 if the lock was released instead (and its waiters notified), or -1 if
+     *         {@code from} no longer held the lock exactly once
      */
     default CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " has no local handoff");

@@ -81,7 +81,8 @@ public final class LockEngine implements AutoCloseable {
         this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
-        this.calls = new LockCalls(gateway, config.fencingTokenRetention());
+        this.calls = new LockCalls(gateway, config.fencingTokenRetention(), ticker, config.fairnessThreshold(),
+                config.recheckInterval());
         this.readCalls = new ReadLockCalls(gateway, config.fencingTokenRetention());
         this.writeCalls = new WriteLockCalls(gateway, config.fencingTokenRetention(), readCalls,
                 config.recheckInterval());
@@ -417,13 +418,7 @@ public final class LockEngine implements AutoCloseable {
         } else if (left == 0) {
             hold.markReleased();
             live.remove(hold);
-            if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener
-                runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(),
-                        hold.token)));
-            }
-            if (log.isDebugEnabled()) {
-                log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
-            }
+            released(hold);
         } else {
             lost(hold, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
                     + "or lost by Redis)");
@@ -431,7 +426,21 @@ public final class LockEngine implements AutoCloseable {
         return (int) left;
     }
 
-    /** Passes the lock from {@code from} to a claimed local waiter in one script; the waiter's try never happens. */
+    /** The event and the log line of a hold released for the last time. */
+    private void released(Hold hold) {
+        if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener
+            runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(), hold.token)));
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
+        }
+    }
+
+    /**
+     * Passes the lock from {@code from} to a claimed local waiter in one script; the waiter's try never happens. If a
+     * waiter of another Baton has claimed the lock (it waited past the fairness threshold), the script releases it to
+     * that waiter instead, and the local waiter tries on its own.
+     */
     private int handOver(Hold from, AcquireAttempt to) {
         AcquireRequest next = to.request();
         long sentAt = ticker.nanos();
@@ -441,7 +450,7 @@ public final class LockEngine implements AutoCloseable {
         // queues for the next handoff, instead of racing to Redis.
         CompletableFuture<Long> outcome = new CompletableFuture<>();
         reply.whenComplete((token, e) -> {
-            if (e != null || token < 0) {
+            if (e != null || token <= 0) { // 0: released to another waiter's claim instead; the waiter tries
                 to.handoffFailed();
                 if (e != null) {
                     outcome.completeExceptionally(e);
@@ -469,6 +478,10 @@ public final class LockEngine implements AutoCloseable {
         }
         from.markReleased();
         live.remove(from);
+        if (token == 0) { // another waiter (of any Baton) had a claim: the script released the lock to it
+            released(from);
+            return 0;
+        }
         if (runtime.events().enabled()) {
             runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
                     token)));

@@ -8,6 +8,8 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -150,6 +152,13 @@ class LockScriptsIT {
         assertThat((Long) commands.eval(LockCalls.FORCE_UNLOCK.body(), ScriptOutputType.INTEGER,
                 new String[] {keys.lock()}, keys.channel())).isZero();
         assertThat(commands.exists(keys.counter())).isOne();
+
+        long token = (Long) acquire("a", 10_000).get(1);
+        claim("b", 5_000);
+        release("a", token); // free, claimed by b
+        assertThat((Long) commands.eval(LockCalls.FORCE_UNLOCK.body(), ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, keys.channel())).as("nobody held it").isZero();
+        assertThat(commands.exists(keys.lock())).as("the claim went with it").isZero();
     }
 
     @Test
@@ -161,6 +170,104 @@ class LockScriptsIT {
         assertThat(held.subList(0, 4)).containsExactly("a", "1", Long.toString(token), "holder of a");
         assertThat((Long) held.get(4)).isBetween(1L, 10_000L);
         assertThat(held.get(5)).isEqualTo(Long.toString(token));
+    }
+
+    @Test
+    void aClaimantPastItsThresholdGetsTheLockNextAndNobodyElse() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        List<Object> claimed = claim("b", 5_000);
+        assertThat(claimed.get(0)).isEqualTo(0L);
+        assertThat((Long) claimed.get(1)).as("a claimant comes back within a third of the claim").isBetween(1L, 1_000L);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "a").containsEntry("next", "b")
+                .containsKeys("next_since", "next_until", "waiters");
+        assertThat(acquire("c", 10_000).get(0)).isEqualTo(0L);
+
+        List<String> messages = listen(() -> assertThat(release("a", token)).isZero());
+        assertThat(messages).as("the release wakes the claimant by name").containsExactly("next b");
+        assertThat(commands.hget(keys.lock(), "owner")).as("free").isNull();
+        assertThat(commands.pttl(keys.lock())).as("the hash lives as long as the claim").isBetween(1L, 3_000L);
+
+        List<Object> refused = acquire("c", 10_000);
+        assertThat(refused.get(0)).as("free, but claimed by b").isEqualTo(0L);
+        assertThat((Long) refused.get(1)).as("what is left of the claim").isBetween(1L, 3_000L);
+        List<Object> granted = new java.util.ArrayList<>();
+        assertThat(listen(() -> granted.addAll(claim("b", 5_100))))
+                .as("c waits: the claimant's grant wakes the others, to claim next").containsExactly("unclaimed");
+        assertThat(granted.get(0)).isEqualTo(1L);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "b").containsEntry("waiters", "1")
+                .doesNotContainKeys("next", "next_since", "next_until");
+
+        List<String> plain = listen(() -> assertThat(release("b", (Long) granted.get(1))).isZero());
+        assertThat(plain).as("c waits: a plain release").containsExactly("released");
+        assertThat(commands.exists(keys.lock())).isZero();
+    }
+
+    @Test
+    void theLongestWaiterTakesTheClaimOver() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        claim("b", 1_000);
+        claim("c", 5_000);
+        assertThat(commands.hget(keys.lock(), "next")).isEqualTo("c");
+        claim("b", 1_100);
+        assertThat(commands.hget(keys.lock(), "next")).as("b has waited less").isEqualTo("c");
+
+        release("a", token); // free, claimed by c
+        assertThat(claim("b", 1_200).get(0)).isEqualTo(0L);
+        assertThat(claim("d", 60_000).get(0)).as("free, and d waited longer than the claimant").isEqualTo(1L);
+        assertThat(commands.hget(keys.lock(), "next")).isNull();
+    }
+
+    @Test
+    void aClaimThatRanOutNoLongerStandsInTheWay() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        claim("b", 5_000);
+        commands.hset(keys.lock(), "next_until", "1"); // long ago: the claimant died or stopped trying
+
+        List<String> messages = listen(() -> assertThat(release("a", token)).isZero());
+        assertThat(messages).as("an ordinary release").containsExactly("released");
+        assertThat(commands.exists(keys.lock())).isZero();
+
+        long c = (Long) acquire("c", 10_000).get(1);
+        claim("b", 6_000);
+        release("c", c);
+        commands.hset(keys.lock(), "next_until", "1");
+        assertThat(acquire("d", 10_000).get(0)).isEqualTo(1L);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "d").doesNotContainKey("next");
+    }
+
+    @Test
+    void aLocalHandoffNeverBypassesAForeignClaimant() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        claim("x", 5_000);
+        List<String> messages = listen(() -> assertThat(handoff("a", token, "b")).as("released instead").isZero());
+        assertThat(messages).containsExactly("next x");
+        assertThat(commands.hget(keys.lock(), "owner")).isNull();
+        assertThat(commands.hget(keys.lock(), "next")).isEqualTo("x");
+
+        long x = (Long) claim("x", 5_100).get(1);
+        claim("y", 5_000);
+        long y = handoff("x", x, "y");
+        assertThat(y).as("handed to the claimant itself").isGreaterThan(x);
+        assertThat(commands.hgetall(keys.lock())).containsEntry("owner", "y").containsEntry("count", "1")
+                .containsEntry("token", Long.toString(y)).doesNotContainKey("next");
+    }
+
+    @Test
+    void aClaimantThatGivesUpWithdrawsItsClaim() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        claim("b", 5_000);
+        assertThat(abandon("c")).as("not c's claim").isZero();
+        assertThat(abandon("b")).isOne();
+        assertThat(acquire("c", 10_000).get(0)).isEqualTo(0L);
+        assertThat(listen(() -> release("a", token))).as("no claim left: an ordinary release")
+                .containsExactly("released");
+
+        long again = (Long) acquire("a", 10_000).get(1);
+        claim("b", 5_000);
+        release("a", again);
+        List<String> messages = listen(() -> assertThat(abandon("b")).isOne());
+        assertThat(messages).as("the free lock waited for b alone: the others are woken").containsExactly("released");
+        assertThat(commands.exists(keys.lock())).isZero();
     }
 
     private List<Object> acquire(String owner, long leaseMillis) {
@@ -179,15 +286,47 @@ class LockScriptsIT {
                 : 0;
     }
 
+    /** A try of a waiter that has waited {@code waitedMillis}, past its threshold, with claims lasting 3 s. */
+    private List<Object> claim(String owner, long waitedMillis) {
+        return commands.eval(LockCalls.ACQUIRE.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()}, owner, "10000", "holder of " + owner, "60000", "0", "1",
+                Long.toString(waitedMillis), "3000", keys.channel(), "0");
+    }
+
+    private long abandon(String owner) {
+        return commands.eval(LockCalls.ABANDON.body(), ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+                keys.channel(), "0");
+    }
+
+    /** The messages published on the lock's channel while {@code action} runs. */
+    private List<String> listen(Runnable action) {
+        List<String> messages = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (StatefulRedisPubSubConnection<String, String> pubSub = client.connectPubSub()) {
+            pubSub.addListener(new RedisPubSubAdapter<>() {
+                @Override
+                public void message(String channel, String message) {
+                    messages.add(message);
+                }
+            });
+            pubSub.sync().subscribe(keys.channel());
+            action.run();
+            commands.publish(keys.channel(), "end");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> messages.contains("end"));
+        }
+        messages.remove("end");
+        return messages;
+    }
+
     private long release(String owner, long token) {
         return commands.eval(LockCalls.RELEASE.body(), ScriptOutputType.INTEGER, new String[] {keys.lock()},
-                owner, Long.toString(token), keys.channel(), "0");
+                owner, Long.toString(token), keys.channel(), "0", "0");
     }
 
     private long handoff(String from, long token, String to) {
         return commands.eval(LockCalls.HANDOFF.body(), ScriptOutputType.INTEGER,
                 new String[] {keys.lock(), keys.counter()}, from, Long.toString(token), to, "20000", "holder of " + to,
-                "60000");
+                "60000", keys.channel(), "0");
     }
 
     /** PUBLISH calls so far, including those made inside scripts. */

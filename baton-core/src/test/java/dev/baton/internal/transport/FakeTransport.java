@@ -145,7 +145,7 @@ public final class FakeTransport implements Transport {
         publish(channel, "");
     }
 
-    /** Publishes this message (a fair lock's handoff names its new owner); delivered only if subscribed. */
+    /** Publishes this message on the channel; delivered only if the channel is subscribed. */
     public void publish(String channel, String message) {
         Subscriptions.Listener to;
         synchronized (this) {
