@@ -46,9 +46,11 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-concurrent} (the interleaved
  * comparison with the lock floors at 8 and 16 threads, {@link ConcurrentCrossCheck}), {@code --skip-handoff},
  * {@code --skip-rate} (no rate limiters), {@code --rate-only} (only the rate limiters), {@code --topologies} (only
- * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}). The skip
+ * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}),
+ * {@code --family} (adds the lock-family benchmarks, {@link FamilyRun}: fair lock, read-write lock and semaphore,
+ * Baton against Redisson, about 3 minutes) and {@code --family-only} (only those). The skip
  * options apply to the rate part too, so {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved
- * cross-check and memory figures (2 minutes).
+ * cross-check and memory figures (2 minutes); {@code --skip-trace} leaves out the family's MONITOR rounds.
  *
  * <p>{@code --replica-ack-failover [options]} runs, instead of the benchmarks, the failover experiment of
  * {@link ReplicaAckFailover} (its own options follow).
@@ -66,6 +68,8 @@ public final class BenchMain {
         boolean rate = true;
         /** False with --rate-only: then {@link #trace} only covers the rate limiters' MONITOR traces. */
         boolean locks = true;
+        /** --family or --family-only: the lock-family benchmarks ({@link FamilyRun}). */
+        boolean family;
         /** --topologies: only the comparison of standalone, Sentinel and Cluster ({@link TopologyComparison}). */
         boolean topologies;
         Path out;
@@ -109,6 +113,15 @@ public final class BenchMain {
             return quick ? Duration.ofSeconds(1) : Duration.ofSeconds(4);
         }
 
+        /** The lock-family benchmarks: a few minutes in all, or seconds with --quick. */
+        FamilyRun.Plan familyPlan() {
+            return quick
+                    ? new FamilyRun.Plan(1, Duration.ofMillis(300), Duration.ofSeconds(1), Duration.ofMillis(300),
+                            trace ? Duration.ofMillis(500) : null)
+                    : new FamilyRun.Plan(3, Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(1),
+                            trace ? Duration.ofSeconds(1) : null);
+        }
+
         Duration pingMeasure() {
             return quick ? Duration.ofMillis(500) : Duration.ofSeconds(1);
         }
@@ -134,6 +147,12 @@ public final class BenchMain {
                         s.rate = true;
                     }
                     case "--topologies" -> s.topologies = true;
+                    case "--family" -> s.family = true;
+                    case "--family-only" -> {
+                        s.family = true;
+                        s.locks = false;
+                        s.rate = false;
+                    }
                     case "--out" -> {
                         if (i + 1 >= args.length) {
                             throw new IllegalArgumentException("--out needs a file name");
@@ -144,6 +163,7 @@ public final class BenchMain {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
                                 + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
                                 + " [--skip-handoff] [--skip-rate | --rate-only | --topologies]"
+                                + " [--family | --family-only]"
                                 + "\n   or: java -jar baton-bench/target/benchmarks.jar"
                                 + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]");
                         System.exit(0);
@@ -154,9 +174,11 @@ public final class BenchMain {
             if (s.topologies) {
                 s.locks = false;
                 s.rate = false;
+                s.family = false;
             }
             if (s.out == null) {
-                s.out = defaultDirectory().resolve(s.topologies ? "topology-results.md" : "benchmark-results.md");
+                s.out = defaultDirectory().resolve(s.topologies ? "topology-results.md"
+                        : s.family && !s.locks && !s.rate ? "family-results.md" : "benchmark-results.md");
             }
             return s;
         }
@@ -208,6 +230,15 @@ public final class BenchMain {
 
             if (settings.anyLockPart()) {
                 runLocks(settings, server, admin, report, statsFile, jmhJson);
+            }
+            if (settings.family) {
+                log("lock family: fair lock, read-write lock, semaphore; Baton and Redisson");
+                try {
+                    report.family = FamilyRun.run(server, settings.familyPlan());
+                } catch (Exception | Error e) {
+                    report.anomalies.add("lock-family benchmarks failed:\n" + HandoffScenario.stackTrace(e));
+                }
+                report.load("after the lock family");
             }
             if (settings.rate) {
                 RateLimiterRun.run(settings, server, report, outDir);

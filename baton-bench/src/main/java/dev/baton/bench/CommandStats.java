@@ -35,6 +35,13 @@ final class CommandStats {
         return new CommandStats(new TreeMap<>(), new TreeMap<>());
     }
 
+    /** Calls per command counted some other way (MONITOR), without times; harness commands left out. */
+    static CommandStats of(Map<String, Long> calls) {
+        Map<String, Long> copy = new TreeMap<>(calls);
+        copy.keySet().removeIf(CommandStats::isHarness);
+        return new CommandStats(copy, new TreeMap<>());
+    }
+
     /** Parses the text of {@code INFO commandstats} ({@code cmdstat_NAME:calls=N,usec=...} lines). */
     static CommandStats parse(String info) {
         Map<String, Long> calls = new TreeMap<>();

@@ -5,10 +5,9 @@ import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
@@ -30,7 +29,6 @@ final class HandoffScenario {
     static final int CLIENTS = 4;
     static final int THREADS_PER_CLIENT = 2;
     private static final int CAPACITY = 1 << 22;
-    private static final Duration JOIN_TIMEOUT = Duration.ofSeconds(30);
 
     /** What one measured round saw. */
     static final class Round {
@@ -53,7 +51,13 @@ final class HandoffScenario {
         long[] gapNanos = new long[0];
         /** Handoffs whose next holder belongs to another client (another Baton or RedissonClient instance). */
         long[] otherClientNanos = new long[0];
+        /** How long each unlock() call took (the release round trip), in ns. */
+        long[] unlockNanos = new long[0];
         CommandStats stats = CommandStats.empty();
+        /** CPU of this JVM over the measured span, in ns. */
+        long clientCpuNanos;
+        /** CPU of the Redis processes over the measured span, in ns, or -1 if not measured. */
+        long redisCpuNanos = -1;
 
         Round(String contender) {
             this.contender = contender;
@@ -78,14 +82,11 @@ final class HandoffScenario {
                 clients.add(Contender.open(kind, uri));
             }
             String name = "bench:c:" + kind;
-            Round warm = once(kind, clients, name, warmup, null);
-            if (!warm.stuckThreads.isEmpty()) {
-                return warm; // no point in measuring a run that already hung
+            List<Lock> locks = new ArrayList<>();
+            for (int t = 0; t < CLIENTS * THREADS_PER_CLIENT; t++) {
+                locks.add(clients.get(t / THREADS_PER_CLIENT).lock(name));
             }
-            Round measured = once(kind, clients, name, measure, admin);
-            measured.errors.addAll(0, warm.errors);
-            measured.errorCount += warm.errorCount;
-            return measured;
+            return measure(kind, locks, warmup, measure, admin, List.of());
         } finally {
             for (Contender client : clients) {
                 try {
@@ -97,9 +98,28 @@ final class HandoffScenario {
         }
     }
 
-    private static Round once(String kind, List<Contender> clients, String name, Duration duration,
-                              RedisAdmin admin) {
-        Round round = new Round(kind);
+    /**
+     * Warms up for {@code warmup}, then measures for {@code measure}: one thread per lock of {@code locks}, all of
+     * them objects of the same distributed lock, thread {@code t} belonging to client
+     * {@code t / }{@value #THREADS_PER_CLIENT}. The caller opens and closes the clients.
+     *
+     * @param redisPids the processes whose CPU counts as Redis's (empty: not measured)
+     */
+    static Round measure(String contender, List<Lock> locks, Duration warmup, Duration measure, RedisAdmin admin,
+                         List<Long> redisPids) {
+        Round warm = once(contender, locks, warmup, null, List.of());
+        if (!warm.stuckThreads.isEmpty()) {
+            return warm; // no point in measuring a run that already hung
+        }
+        Round measured = once(contender, locks, measure, admin, redisPids);
+        measured.errors.addAll(0, warm.errors);
+        measured.errorCount += warm.errorCount;
+        return measured;
+    }
+
+    private static Round once(String contender, List<Lock> locks, Duration duration, RedisAdmin admin,
+                              List<Long> redisPids) {
+        Round round = new Round(contender);
         long[] acquiredAt = new long[CAPACITY];
         long[] releasedAt = new long[CAPACITY];
         long[] releaseCalledAt = new long[CAPACITY];
@@ -107,88 +127,52 @@ final class HandoffScenario {
         AtomicLong sequence = new AtomicLong();
         AtomicInteger inside = new AtomicInteger();
         AtomicLong violations = new AtomicLong();
-        AtomicLong errorCount = new AtomicLong();
-        List<String> errors = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch start = new CountDownLatch(1);
-        Stopper stopper = new Stopper();
 
-        List<Thread> threads = new ArrayList<>();
-        for (int t = 0; t < CLIENTS * THREADS_PER_CLIENT; t++) {
+        Map<String, TimedThreads.Operation> threads = new LinkedHashMap<>();
+        for (int t = 0; t < locks.size(); t++) {
             int id = t;
-            Lock lock = clients.get(t / THREADS_PER_CLIENT).lock(name);
-            Thread thread = new Thread(() -> {
-                awaitQuietly(start);
-                while (!stopper.stop) {
-                    boolean held = false;
-                    try {
-                        lock.lock();
-                        held = true;
-                        long acquired = System.nanoTime();
-                        if (inside.incrementAndGet() != 1) {
-                            violations.incrementAndGet();
-                        }
-                        long i = sequence.getAndIncrement();
-                        inside.decrementAndGet();
-                        held = false;
-                        long releasing = System.nanoTime();
-                        lock.unlock();
-                        long released = System.nanoTime();
-                        if (i < CAPACITY) {
-                            acquiredAt[(int) i] = acquired;
-                            releaseCalledAt[(int) i] = releasing;
-                            releasedAt[(int) i] = released;
-                            holder[(int) i] = id;
-                        }
-                    } catch (RuntimeException e) {
-                        if (errorCount.incrementAndGet() <= 3) {
-                            errors.add((held ? "while holding: " : "") + stackTrace(e));
-                        }
-                        sleepQuietly(1);
-                    }
+            Lock lock = locks.get(t);
+            threads.put("handoff-" + contender + "-c" + (t / THREADS_PER_CLIENT) + "-t" + t, () -> {
+                lock.lock();
+                long acquired = System.nanoTime();
+                if (inside.incrementAndGet() != 1) {
+                    violations.incrementAndGet();
                 }
-            }, "handoff-" + kind + "-c" + (t / THREADS_PER_CLIENT) + "-t" + t);
-            thread.setDaemon(true);
-            threads.add(thread);
-            thread.start();
+                long i = sequence.getAndIncrement();
+                inside.decrementAndGet();
+                long releasing = System.nanoTime();
+                lock.unlock();
+                long released = System.nanoTime();
+                if (i < CAPACITY) {
+                    acquiredAt[(int) i] = acquired;
+                    releaseCalledAt[(int) i] = releasing;
+                    releasedAt[(int) i] = released;
+                    holder[(int) i] = id;
+                }
+            });
         }
-
-        if (admin != null) {
-            admin.resetStats();
-        }
-        long begin = System.nanoTime();
-        start.countDown();
-        sleepQuietly(duration.toMillis());
-        stopper.stop = true;
-        long acquisitionsAtStop = sequence.get();
-        round.seconds = (System.nanoTime() - begin) / 1e9;
-
-        long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
-        for (Thread thread : threads) {
-            try {
-                thread.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (thread.isAlive()) {
-                round.stuckThreads.add(thread.getName() + " did not stop within " + JOIN_TIMEOUT + ":\n"
-                        + frames(thread.getStackTrace()));
-            }
-        }
-        if (admin != null && round.stuckThreads.isEmpty()) {
-            round.stats = admin.commandStats();
-        }
-
-        long total = Math.min(sequence.get(), CAPACITY);
-        round.acquisitions = acquisitionsAtStop;
+        TimedThreads.Outcome outcome = TimedThreads.run(threads, sequence::get, duration, admin, redisPids);
+        round.seconds = outcome.seconds;
+        round.acquisitions = outcome.opsAtStop;
+        round.stats = outcome.stats;
+        round.clientCpuNanos = outcome.clientCpuNanos;
+        round.redisCpuNanos = outcome.redisCpuNanos;
+        round.stuckThreads.addAll(outcome.stuckThreads);
+        round.errorCount = outcome.errorCount;
+        round.errors.addAll(outcome.errors);
         round.exclusionViolations = violations.get();
-        round.errorCount = errorCount.get();
-        round.errors.addAll(errors);
+
+        long total = Math.min(outcome.opsAtEnd, CAPACITY);
         long[] handoffs = new long[(int) Math.max(0, total - 1)];
         long[] handoffsFromCall = new long[handoffs.length];
         long[] otherClient = new long[handoffs.length];
+        long[] unlocks = new long[(int) total];
         int oc = 0;
         long[] gaps = new long[(int) Math.max(0, total - 1)];
         int h = 0;
+        for (int i = 0; i < total; i++) {
+            unlocks[i] = releasedAt[i] - releaseCalledAt[i];
+        }
         for (int i = 1; i < total; i++) {
             long gap = acquiredAt[i] - releasedAt[i - 1];
             if (gap < 0) {
@@ -211,29 +195,10 @@ final class HandoffScenario {
         round.handoffFromCallNanos = Arrays.copyOf(handoffsFromCall, h);
         round.otherClientNanos = Arrays.copyOf(otherClient, oc);
         round.gapNanos = gaps;
+        round.unlockNanos = unlocks;
         // Commands are counted until every thread stopped: divide by every acquisition made in that span.
-        round.acquisitionsForCommands = sequence.get();
+        round.acquisitionsForCommands = outcome.opsAtEnd;
         return round;
-    }
-
-    private static final class Stopper {
-        volatile boolean stop;
-    }
-
-    private static void awaitQuietly(CountDownLatch latch) {
-        try {
-            latch.await();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    private static void sleepQuietly(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     static String stackTrace(Throwable e) {
@@ -241,13 +206,5 @@ final class HandoffScenario {
         e.printStackTrace(new PrintWriter(out));
         String text = out.toString();
         return text.length() > 4_000 ? text.substring(0, 4_000) + "\n\t..." : text;
-    }
-
-    private static String frames(StackTraceElement[] frames) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < Math.min(frames.length, 25); i++) {
-            out.append("\tat ").append(frames[i]).append('\n');
-        }
-        return out.toString();
     }
 }

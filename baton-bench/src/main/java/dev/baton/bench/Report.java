@@ -62,6 +62,8 @@ final class Report {
     final List<long[]> pingSamples = new ArrayList<>();
     Percentiles ping;
     Map<String, UncontendedCrossCheck.Result> crossCheck;
+    /** The lock-family benchmarks (--family, --family-only), or null. */
+    FamilyRun.Result family;
     /** The --topologies comparison, or null. */
     TopologyComparison.Result topologies;
     /** Shape label -> contender -> slices of the concurrent cross-check. */
@@ -264,6 +266,9 @@ final class Report {
         }
         if (settings.anyLockPart()) {
             appendLocks(md);
+        }
+        if (family != null) {
+            FamilyReport.append(md, family);
         }
         if (settings.rate) {
             appendRateLimiters(md);
@@ -859,30 +864,30 @@ final class Report {
         return r == null || Double.isNaN(r.opsMedian) ? null : r;
     }
 
-    private static String met(boolean met) {
+    static String met(boolean met) {
         return met ? "met" : "**not met**";
     }
 
-    private static String ops(double v) {
+    static String ops(double v) {
         return Double.isNaN(v) ? "?" : String.format(Locale.ROOT, "%,.0f", v);
     }
 
-    private static String us(double v) {
+    static String us(double v) {
         if (Double.isNaN(v)) {
             return "?";
         }
         return v >= 1_000 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.1f", v);
     }
 
-    private static String num(double v) {
+    static String num(double v) {
         return Double.isNaN(v) ? "?" : String.format(Locale.ROOT, "%.2f", v);
     }
 
-    private static String percent(long part, long whole) {
+    static String percent(long part, long whole) {
         return whole == 0 ? "?" : String.format(Locale.ROOT, "%.1f%%", 100.0 * part / whole);
     }
 
-    private static String escape(String text) {
+    static String escape(String text) {
         return text.replace("|", "\\|");
     }
 }

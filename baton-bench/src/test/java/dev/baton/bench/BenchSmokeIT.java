@@ -15,8 +15,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Keeps the benchmark harness honest without running the full benchmarks: the commandstats parser, a MONITOR trace,
- * one short round of scenario (c) with Baton (a few seconds), and the whole rate-limiter part with {@code --quick}
- * settings (JMH forks included: about a minute).
+ * one short round of scenario (c) with Baton (a few seconds), one short round of each lock-family workload for Baton
+ * and Redisson (about 20 seconds), and the whole rate-limiter part with {@code --quick} settings (JMH forks
+ * included: about a minute).
  */
 class BenchSmokeIT {
     private static RedisServer server;
@@ -137,6 +138,60 @@ class BenchSmokeIT {
         assertThat(markdown).contains("## Rate limiters", "### Baton / faster peer", "### Interleaved cross-check",
                         "### Redis memory per limiter")
                 .doesNotContain("### Targets");
+    }
+
+    @Test
+    void familyOptionsAddTheLockFamilyOrRunItAlone() {
+        BenchMain.Settings only = BenchMain.Settings.parse(new String[] {"--family-only"});
+        assertThat(only.family).isTrue();
+        assertThat(only.anyLockPart()).isFalse();
+        assertThat(only.rate).isFalse();
+        assertThat(only.out.getFileName().toString()).isEqualTo("family-results.md");
+
+        BenchMain.Settings added = BenchMain.Settings.parse(new String[] {"--family", "--skip-trace"});
+        assertThat(added.family).isTrue();
+        assertThat(added.anyLockPart()).isTrue();
+        assertThat(added.familyPlan().traced()).isFalse();
+    }
+
+    @Test
+    void familyRunMeasuresEveryWorkloadForBatonAndRedisson(@TempDir Path dir) {
+        FamilyRun.Result result = FamilyRun.run(server, new FamilyRun.Plan(1, Duration.ofMillis(200),
+                Duration.ofMillis(500), Duration.ofMillis(200), Duration.ofMillis(300)));
+
+        assertThat(result.anomalies).isEmpty();
+        assertThat(result.pingSamples).isNotEmpty();
+        for (FamilyWorkload workload : FamilyWorkload.values()) {
+            for (String contender : FamilyContender.KINDS) {
+                String what = workload.label + ", " + contender;
+                if (result.notBuilt(workload, contender) != null) {
+                    // only until the Baton primitive lands: Redisson is always there
+                    assertThat(contender).as(what).isEqualTo(Contender.BATON);
+                    continue;
+                }
+                List<FamilyRound> rounds = result.measured(workload, contender);
+                assertThat(rounds).as(what).hasSize(1);
+                FamilyRound round = rounds.get(0);
+                assertThat(round.errors).as(what + " errors").isEmpty();
+                assertThat(round.exclusionViolations).as(what + " exclusion violations").isZero();
+                assertThat(round.opsForCommands).as(what + " operations").isPositive();
+                assertThat(round.stats.perOp(round.opsForCommands)).as(what + " commands/op").isGreaterThan(1.0);
+                assertThat(result.traces.get(workload).get(contender).sentPerOp()).as(what + " round trips/op")
+                        .isGreaterThanOrEqualTo(1.0);
+                switch (workload) {
+                    case FAIR -> assertThat(round.handoff.handoffFromCallNanos).as(what + " handoffs").isNotEmpty();
+                    case READ_WRITE -> assertThat(round.latencies.get(ReadWriteScenario.WRITER_WAIT))
+                            .as(what + " writer's waits").isNotEmpty();
+                    case SEMAPHORE -> assertThat(round.maxInside).as(what + " most holders at once")
+                            .isBetween(1, SemaphoreScenario.PERMITS);
+                }
+            }
+        }
+        Report report = new Report(BenchMain.Settings.parse(
+                new String[] {"--family-only", "--quick", "--out", dir.resolve("f.md").toString()}));
+        report.family = result;
+        assertThat(report.markdown()).contains("## Lock family", "### Goals", "### (f) fair lock in detail",
+                "### Round trips per operation under contention (MONITOR)", "| (s) semaphore");
     }
 
     @Test
