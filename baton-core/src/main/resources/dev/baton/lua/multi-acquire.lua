@@ -20,24 +20,45 @@
 --   token_i  the fencing token of lock i: newly minted, or the token of the hold re-entered
 --   count_i  the hold count of lock i: 1 for a fresh acquisition, more for a re-entry
 --
--- A lock is busy when its hash names another owner. A hash of this owner whose token the caller does not know (a
+-- A lock is busy when its hash names another owner, or when it is free but kept for another owner's live claim
+-- (a plain-lock waiter past its fairness threshold: see "Bounded waits under contention" in docs/lock-protocol.md). A hash of this owner whose token the caller does not know (a
 -- reply lost to a timeout) is replaced by a fresh acquisition, as lock-acquire.lua does. No 'waiters' mark is
 -- written: a caller that waits for the busy lock does so with lock-acquire.lua next, which marks it.
 local locks = #KEYS / 2
 local owner = ARGV[1]
 local reentered = {}
+local claimed = {}
 local free = locks
+local busy_pttl = nil
+local now = nil
 for i = 1, locks do
-  local held = redis.call('HMGET', KEYS[2 * i - 1], 'owner', 'token')
+  local held = redis.call('HMGET', KEYS[2 * i - 1], 'owner', 'token', 'waiters', 'next', 'next_until')
   if owns(held[1], held[2], owner, ARGV[5 + i]) then
     reentered[i] = held[2]
   elseif held[1] and held[1] ~= owner then
     free = i - 1
     break
+  elseif held[3] == '2' and held[4] then
+    -- A free lock kept for a plain-lock waiter that has waited past its fairness threshold (lock-acquire.lua): while
+    -- that claim is live, it is busy for everyone else; the claimant's own claim is cleared when it takes the lock.
+    if not now then
+      local time = redis.call('TIME')
+      now = time[1] * 1000 + math.floor(time[2] / 1000)
+    end
+    local left = (tonumber(held[5]) or 0) - now
+    if held[4] ~= owner and left > 0 and not held[1] then
+      free = i - 1
+      busy_pttl = left
+      break
+    end
+    claimed[i] = true
   end
 end
+local function pttl_of_busy()
+  return busy_pttl or redis.call('PTTL', KEYS[2 * free + 1])
+end
 if free < locks and ARGV[5] == '1' then
-  return {0, redis.call('PTTL', KEYS[2 * free + 1])}
+  return {0, pttl_of_busy()}
 end
 local lease = tonumber(ARGV[2])
 local reply = {free, 0}
@@ -53,6 +74,11 @@ for i = 1, free do
     reply[2 * i + 2] = count
   else
     local token, number = mint_token(KEYS[2 * i], ARGV[4]) -- lib/mint-token.lua, prepended when loaded
+    if claimed[i] then
+      -- Our own claim, or one that ran out: the grant clears it, as lock-acquire.lua's does; others may still wait.
+      redis.call('DEL', key)
+      redis.call('HSET', key, 'waiters', 1)
+    end
     redis.call('HSET', key, 'owner', owner, 'count', 1, 'token', token, 'holder', ARGV[3])
     redis.call('PEXPIRE', key, lease)
     reply[2 * i + 1] = number
@@ -60,6 +86,6 @@ for i = 1, free do
   end
 end
 if free < locks then
-  reply[2] = redis.call('PTTL', KEYS[2 * free + 1])
+  reply[2] = pttl_of_busy()
 end
 return reply

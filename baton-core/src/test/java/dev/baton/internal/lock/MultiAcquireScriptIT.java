@@ -128,6 +128,28 @@ class MultiAcquireScriptIT {
         assertThat(reply.get(2)).isLessThan(ahead);
     }
 
+    @Test
+    void aFreeLockKeptForAnotherOwnersLiveClaimIsBusyAndAnOwnClaimIsClearedByTheGrant() {
+        // As lock-release.lua leaves a lock kept for a plain-lock waiter past its fairness threshold: no owner, a
+        // live claim (docs/lock-protocol.md, "Bounded waits under contention").
+        long nowMillis = micros(commands.time()) / 1000;
+        commands.hset(locks.get(1).lock(), java.util.Map.of("waiters", "2", "next", "claimant",
+                "next_since", "0", "next_until", Long.toString(nowMillis + 60_000)));
+
+        List<Long> refused = acquire("me", 10_000, true, 0, 0, 0);
+        assertThat(refused.get(0)).isZero();
+        assertThat(refused.get(1)).as("the claim's remaining time").isBetween(1L, 60_000L);
+        assertThat(commands.exists(locks.get(0).lock(), locks.get(2).lock())).isZero();
+        List<Long> ordered = acquire("me", 10_000, false, 0, 0, 0);
+        assertThat(ordered.subList(0, 1)).containsExactly(1L); // the lock before the claimed one, nothing after
+        assertThat(release(locks.get(0), "me", ordered.get(2))).isZero();
+
+        List<Long> claimant = acquire("claimant", 10_000, true, 0, 0, 0);
+        assertThat(claimant.get(0)).isEqualTo(3L);
+        assertThat(commands.hgetall(locks.get(1).lock())).doesNotContainKeys("next", "next_since", "next_until")
+                .containsEntry("owner", "claimant").containsEntry("waiters", "1");
+    }
+
     private List<Long> acquire(String owner, long leaseMillis, boolean allOrNothing, long... heldTokens) {
         String[] keys = new String[2 * locks.size()];
         List<String> args = new ArrayList<>(List.of(owner, Long.toString(leaseMillis), "holder of " + owner,
