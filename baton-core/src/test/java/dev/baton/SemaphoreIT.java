@@ -131,7 +131,7 @@ class SemaphoreIT {
                     try (Lease lease = small.acquire(1, LONG)) {
                         most.accumulateAndGet(held.incrementAndGet(), Math::max);
                         smallGrants.incrementAndGet();
-                        Thread.sleep(1);
+                        Thread.sleep(1); // the work done with the permit (the churn is the scenario), not a wait
                         held.decrementAndGet();
                     }
                 }

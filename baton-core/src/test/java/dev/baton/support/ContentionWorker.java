@@ -70,7 +70,7 @@ public final class ContentionWorker {
                 if (asked - measureFrom >= 0 && waits[0] < waits.length - 1) {
                     waits[(int) ++waits[0]] = waited;
                 }
-                Thread.sleep(holdMillis);
+                Thread.sleep(holdMillis); // work done under the lock (the contention is the scenario), not a wait
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
