@@ -1,0 +1,233 @@
+package dev.baton.spring;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+
+/**
+ * The {@code baton.*} properties. Where to connect comes from {@code spring.data.redis.*}, which the application
+ * already has; these tune Baton itself. A property left unset keeps Baton's own default (see
+ * {@code dev.baton.BatonConfig}). An unknown {@code baton.*} property or a value that does not convert fails the
+ * application's start. Not thread-safe while being bound; read-only afterwards.
+ */
+@ConfigurationProperties(prefix = "baton", ignoreUnknownFields = false)
+public class BatonProperties {
+
+    /** Whether to auto-configure Baton at all. */
+    private boolean enabled = true;
+
+    /** Prefix of every Redis key Baton writes, so that applications sharing a Redis stay apart. */
+    private String namespace;
+
+    /** How long one Redis command may take before Baton gives up on it with a clear exception. */
+    private Duration commandTimeout;
+
+    /** The lease the watchdog keeps renewing while a lock taken without a fixed lease is held. */
+    private Duration watchdogLease;
+
+    /** How often a waiter looks at the lock again when no release notification arrived. */
+    private Duration recheckInterval;
+
+    /** How long a lock's fencing-token counter outlives the lock's last use. */
+    private Duration fencingTokenRetention;
+
+    /** How many times in a row a lock may be handed to a waiter of this process before others get a chance. */
+    private Integer localHandoffLimit;
+
+    /** The longest a waiter of a plain lock waits behind newer arrivals; 0 turns the bound off. */
+    private Duration fairnessThreshold;
+
+    private final Lock lock = new Lock();
+
+    private final RateLimit rateLimit = new RateLimit();
+
+    private final Metrics metrics = new Metrics();
+
+    /** @return whether Baton is auto-configured */
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    /** @param enabled whether Baton is auto-configured */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** @return the key namespace, or null for Baton's default */
+    public String getNamespace() {
+        return namespace;
+    }
+
+    /** @param namespace the key namespace */
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
+
+    /** @return the command timeout, or null for Baton's default */
+    public Duration getCommandTimeout() {
+        return commandTimeout;
+    }
+
+    /** @param commandTimeout the command timeout */
+    public void setCommandTimeout(Duration commandTimeout) {
+        this.commandTimeout = commandTimeout;
+    }
+
+    /** @return the watchdog lease, or null for Baton's default */
+    public Duration getWatchdogLease() {
+        return watchdogLease;
+    }
+
+    /** @param watchdogLease the watchdog lease */
+    public void setWatchdogLease(Duration watchdogLease) {
+        this.watchdogLease = watchdogLease;
+    }
+
+    /** @return the re-check interval, or null for Baton's default */
+    public Duration getRecheckInterval() {
+        return recheckInterval;
+    }
+
+    /** @param recheckInterval the re-check interval */
+    public void setRecheckInterval(Duration recheckInterval) {
+        this.recheckInterval = recheckInterval;
+    }
+
+    /** @return the fencing-token retention, or null for Baton's default */
+    public Duration getFencingTokenRetention() {
+        return fencingTokenRetention;
+    }
+
+    /** @param fencingTokenRetention the fencing-token retention */
+    public void setFencingTokenRetention(Duration fencingTokenRetention) {
+        this.fencingTokenRetention = fencingTokenRetention;
+    }
+
+    /** @return the local hand-off limit, or null for Baton's default */
+    public Integer getLocalHandoffLimit() {
+        return localHandoffLimit;
+    }
+
+    /** @param localHandoffLimit the local hand-off limit */
+    public void setLocalHandoffLimit(Integer localHandoffLimit) {
+        this.localHandoffLimit = localHandoffLimit;
+    }
+
+    /** @return the fairness threshold, or null for Baton's default */
+    public Duration getFairnessThreshold() {
+        return fairnessThreshold;
+    }
+
+    /** @param fairnessThreshold the fairness threshold */
+    public void setFairnessThreshold(Duration fairnessThreshold) {
+        this.fairnessThreshold = fairnessThreshold;
+    }
+
+    /** @return the {@code baton.lock.*} properties */
+    public Lock getLock() {
+        return lock;
+    }
+
+    /** @return the {@code baton.rate-limit.*} properties */
+    public RateLimit getRateLimit() {
+        return rateLimit;
+    }
+
+    /** @return the {@code baton.metrics.*} properties */
+    public Metrics getMetrics() {
+        return metrics;
+    }
+
+    /** Defaults of {@link DistributedLock} methods. */
+    public static class Lock {
+
+        /** How long a {@code @DistributedLock} method waits for its lock when the annotation does not say. */
+        private Duration waitTime = Duration.ofSeconds(30);
+
+        /** @return the default wait */
+        public Duration getWaitTime() {
+            return waitTime;
+        }
+
+        /** @param waitTime the default wait */
+        public void setWaitTime(Duration waitTime) {
+            this.waitTime = waitTime;
+        }
+    }
+
+    /** Defaults of {@link RateLimited} methods. */
+    public static class RateLimit {
+
+        /** Whether a {@code @RateLimited} call goes ahead unchecked when Redis cannot answer, unless it says. */
+        private boolean failOpen;
+
+        /** Whether MVC and WebFlux answer a refused {@code @RateLimited} call with 429 and rate-limit headers. */
+        private boolean webResponses = true;
+
+        /** How many limiters the registry keeps; the least recently used beyond that are dropped (and recreated). */
+        private int maxLimiters = 10_000;
+
+        /** @return whether calls fail open by default */
+        public boolean isFailOpen() {
+            return failOpen;
+        }
+
+        /** @param failOpen whether calls fail open by default */
+        public void setFailOpen(boolean failOpen) {
+            this.failOpen = failOpen;
+        }
+
+        /** @return whether refusals become 429 responses */
+        public boolean isWebResponses() {
+            return webResponses;
+        }
+
+        /** @param webResponses whether refusals become 429 responses */
+        public void setWebResponses(boolean webResponses) {
+            this.webResponses = webResponses;
+        }
+
+        /** @return how many limiters the registry keeps */
+        public int getMaxLimiters() {
+            return maxLimiters;
+        }
+
+        /** @param maxLimiters how many limiters the registry keeps */
+        public void setMaxLimiters(int maxLimiters) {
+            this.maxLimiters = maxLimiters;
+        }
+    }
+
+    /** Micrometer metrics of Baton's events. */
+    public static class Metrics {
+
+        /** Whether to record Baton's events as Micrometer meters when Micrometer is present. */
+        private boolean enabled = true;
+
+        /**
+         * How many distinct lock or limiter names get a tag value of their own; names beyond that are tagged
+         * {@code other}, so that per-user keys cannot flood the registry.
+         */
+        private int maxNames = 100;
+
+        /** @return whether metrics are recorded */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether metrics are recorded */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
+
+        /** @return how many names are tagged individually */
+        public int getMaxNames() {
+            return maxNames;
+        }
+
+        /** @param maxNames how many names are tagged individually */
+        public void setMaxNames(int maxNames) {
+            this.maxNames = maxNames;
+        }
+    }
+}
