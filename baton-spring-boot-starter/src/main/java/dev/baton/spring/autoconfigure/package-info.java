@@ -1,0 +1,2 @@
+/** Spring Boot auto-configuration of Baton. */
+package dev.baton.spring.autoconfigure;
