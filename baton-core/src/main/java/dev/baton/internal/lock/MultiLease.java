@@ -1,6 +1,8 @@
 package dev.baton.internal.lock;
 
 import dev.baton.Lease;
+import dev.baton.internal.runtime.Require;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -70,6 +72,29 @@ final class MultiLease implements Lease {
                 throw lostException(h);
             }
             if (engine.release(h) < 0) {
+                throw lostException(h);
+            }
+        });
+    }
+
+    /**
+     * Leaves every lock to expire {@code delay} from now, in reverse canonical order; a lock that cannot be left so
+     * (lost, or Redis failed) does not keep the others from it.
+     */
+    @Override
+    public void releaseAfter(Duration delay) {
+        if (Require.notNegative(delay, "delay").isZero()) {
+            release();
+            return;
+        }
+        long millis = LockEngine.keepMillis(delay);
+        engine.checkOpen();
+        if (!releasing.compareAndSet(false, true)) {
+            throw new IllegalMonitorStateException("lease of multi-lock '" + name + "' was already released");
+        }
+        RedisMultiLock.releaseInReverse(holds.size(), i -> {
+            Hold h = holds.get(i);
+            if (h.state() == Hold.State.LOST || !engine.keep(h, millis)) {
                 throw lostException(h);
             }
         });

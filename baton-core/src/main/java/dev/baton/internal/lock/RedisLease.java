@@ -1,6 +1,8 @@
 package dev.baton.internal.lock;
 
 import dev.baton.Lease;
+import dev.baton.internal.runtime.Require;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -46,6 +48,33 @@ final class RedisLease implements Lease {
             throw lostException();
         }
         if (engine.release(hold) < 0) {
+            throw lostException();
+        }
+    }
+
+    @Override
+    public void releaseAfter(Duration delay) {
+        if (Require.notNegative(delay, "delay").isZero()) {
+            release();
+            return;
+        }
+        long millis = LockEngine.keepMillis(delay);
+        engine.checkOpen();
+        if (!releasing.compareAndSet(false, true)) {
+            throw new IllegalMonitorStateException("lease of lock '" + lockName() + "' was already released");
+        }
+        if (hold.state() == Hold.State.LOST) {
+            engine.releaseOrphan(hold.driver, hold.keys, hold.owner, hold.token);
+            throw lostException();
+        }
+        boolean set;
+        try {
+            set = engine.keep(hold, millis);
+        } catch (UnsupportedOperationException refused) {
+            releasing.set(false); // nothing changed: the lease is still the caller's to release
+            throw refused;
+        }
+        if (!set) {
             throw lostException();
         }
     }
