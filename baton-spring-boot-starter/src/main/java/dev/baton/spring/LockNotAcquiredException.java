@@ -22,6 +22,16 @@ public class LockNotAcquiredException extends BatonException {
     }
 
     /**
+     * @param lockName the lock's name
+     * @param message  the message
+     * @param cause    why the wait ended (an interrupt)
+     */
+    public LockNotAcquiredException(String lockName, String message, Throwable cause) {
+        super(message, cause);
+        this.lockName = lockName;
+    }
+
+    /**
      * @return the name of the lock that was not acquired
      */
     public String lockName() {
