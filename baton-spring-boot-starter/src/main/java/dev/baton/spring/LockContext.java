@@ -53,7 +53,8 @@ public final class LockContext {
     /**
      * Makes a lease current on this thread until the returned scope is closed, which makes the one current before
      * current again. The starter's {@code @DistributedLock} interceptor uses it around each method; code that takes a
-     * lease itself ({@code baton.lock(name).acquire(wait)}) may too, so that what it calls finds the token the same way.
+     * lease itself ({@code baton.lock(name).acquire(wait)}) may too, so that what it calls finds the token the same
+     * way.
      * Scopes must be closed in the reverse order of opening, on the thread that opened them (try-with-resources).
      *
      * <pre>{@code

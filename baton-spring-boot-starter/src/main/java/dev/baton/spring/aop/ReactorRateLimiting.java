@@ -30,7 +30,8 @@ final class ReactorRateLimiting {
     static Mono<Object> mono(RateLimiter limiter, long cost,
                              Function<RateLimitDecision, RateLimitExceededException> refused,
                              Callable<Object> call) {
-        return decision(limiter, cost).flatMap(d -> d.allowed() ? Mono.from(publisher(call)) : Mono.error(refused.apply(d)));
+        return decision(limiter, cost)
+                .flatMap(d -> d.allowed() ? Mono.from(publisher(call)) : Mono.error(refused.apply(d)));
     }
 
     /**

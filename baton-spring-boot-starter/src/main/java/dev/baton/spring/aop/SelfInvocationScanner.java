@@ -16,7 +16,8 @@ import org.springframework.asm.Opcodes;
 import org.springframework.asm.Type;
 
 /**
- * Finds, in a class's bytecode, the calls that one of its methods makes to an annotated method <em>on {@code this}</em>.
+ * Finds, in a class's bytecode, the calls that one of its methods makes to an annotated method <em>on
+ * {@code this}</em>.
  * Such a call does not go through Spring's proxy, so the annotation would silently not apply. A call on another
  * reference of the same type (an injected proxy of the bean itself, the usual fix) is not reported: the scanner follows
  * which operand-stack slots hold {@code this} (local 0 of an instance method) through each method's instructions.

@@ -3,6 +3,7 @@ package dev.baton.spring.web;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
+import java.net.URI;
 import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -52,6 +53,7 @@ public final class RateLimitExceededMvcResolver implements HandlerExceptionResol
         }
         response.setStatus(RateLimitResponse.STATUS.value());
         answer.headers().forEach((name, values) -> values.forEach(v -> response.addHeader(name, v)));
+        answer.body().setInstance(URI.create(request.getRequestURI()));
         try {
             write(answer.body(), response);
         } catch (IOException e) {

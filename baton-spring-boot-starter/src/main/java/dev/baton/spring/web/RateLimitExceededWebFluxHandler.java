@@ -1,5 +1,6 @@
 package dev.baton.spring.web;
 
+import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
 import org.springframework.core.Ordered;
@@ -50,6 +51,7 @@ public final class RateLimitExceededWebFluxHandler implements WebExceptionHandle
         if (answer == null || response.isCommitted()) {
             return Mono.error(ex);
         }
+        answer.body().setInstance(URI.create(exchange.getRequest().getPath().value()));
         response.setStatusCode(RateLimitResponse.STATUS);
         response.getHeaders().addAll(answer.headers());
         for (HttpMessageWriter<?> writer : codecs.getWriters()) {

@@ -108,7 +108,8 @@ class WebResponsesIT {
         assertThat(Long.parseLong(m.group(1))).isBetween(retryAfter, 60L);
         assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(
                 type -> assertThat(type).startsWith("application/problem+json"));
-        assertThat(refused.body()).contains("\"status\":429").contains("\"title\":\"Too Many Requests\"")
+        assertThat(refused.body()).contains("\"status\":429").contains("\"instance\":\"" + path + "\"")
+                .contains("\"title\":\"Too Many Requests\"")
                 .contains("\"retryAfterSeconds\":" + retryAfter).doesNotContain("buy:").doesNotContain("reactive:");
     }
 
