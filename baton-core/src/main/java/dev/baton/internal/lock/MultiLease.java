@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * A {@link Lease} on a multi-lock: one hold of the plain lock per name, all owned by this handle, so any thread may
@@ -61,20 +62,7 @@ final class MultiLease implements Lease {
      */
     @Override
     public void release() {
-        engine.checkOpen();
-        if (!releasing.compareAndSet(false, true)) {
-            throw new IllegalMonitorStateException("lease of multi-lock '" + name + "' was already released");
-        }
-        RedisMultiLock.releaseInReverse(holds.size(), i -> {
-            Hold h = holds.get(i);
-            if (h.state() == Hold.State.LOST) {
-                engine.releaseOrphan(h.driver, h.keys, h.owner, h.token);
-                throw lostException(h);
-            }
-            if (engine.release(h) < 0) {
-                throw lostException(h);
-            }
-        });
+        end(h -> engine.release(h) >= 0);
     }
 
     /**
@@ -88,13 +76,22 @@ final class MultiLease implements Lease {
             return;
         }
         long millis = LockEngine.keepMillis(delay);
+        end(h -> engine.keep(h, millis));
+    }
+
+    /** Ends every hold once, with {@code ending}, which answers false if Redis no longer had the hold. */
+    private void end(Predicate<Hold> ending) {
         engine.checkOpen();
         if (!releasing.compareAndSet(false, true)) {
             throw new IllegalMonitorStateException("lease of multi-lock '" + name + "' was already released");
         }
         RedisMultiLock.releaseInReverse(holds.size(), i -> {
             Hold h = holds.get(i);
-            if (h.state() == Hold.State.LOST || !engine.keep(h, millis)) {
+            if (h.state() == Hold.State.LOST) {
+                engine.releaseOrphan(h.driver, h.keys, h.owner, h.token);
+                throw lostException(h);
+            }
+            if (!ending.test(h)) {
                 throw lostException(h);
             }
         });

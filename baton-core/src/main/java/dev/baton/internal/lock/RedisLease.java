@@ -5,6 +5,7 @@ import dev.baton.internal.runtime.Require;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /** A {@link Lease}: a hold owned by this handle rather than by a thread, so any thread may release it. */
 final class RedisLease implements Lease {
@@ -39,17 +40,7 @@ final class RedisLease implements Lease {
 
     @Override
     public void release() {
-        engine.checkOpen();
-        if (!releasing.compareAndSet(false, true)) {
-            throw new IllegalMonitorStateException("lease of lock '" + lockName() + "' was already released");
-        }
-        if (hold.state() == Hold.State.LOST) {
-            engine.releaseOrphan(hold.driver, hold.keys, hold.owner, hold.token);
-            throw lostException();
-        }
-        if (engine.release(hold) < 0) {
-            throw lostException();
-        }
+        end(() -> engine.release(hold) >= 0);
     }
 
     @Override
@@ -59,6 +50,14 @@ final class RedisLease implements Lease {
             return;
         }
         long millis = LockEngine.keepMillis(delay);
+        end(() -> engine.keep(hold, millis));
+    }
+
+    /**
+     * Ends the lease once: {@code ending} releases the hold, or leaves it to expire, and answers false if Redis no
+     * longer had it. A lease already lost here is released as an orphan instead (the lock may still be ours in Redis).
+     */
+    private void end(BooleanSupplier ending) {
         engine.checkOpen();
         if (!releasing.compareAndSet(false, true)) {
             throw new IllegalMonitorStateException("lease of lock '" + lockName() + "' was already released");
@@ -67,14 +66,14 @@ final class RedisLease implements Lease {
             engine.releaseOrphan(hold.driver, hold.keys, hold.owner, hold.token);
             throw lostException();
         }
-        boolean set;
+        boolean held;
         try {
-            set = engine.keep(hold, millis);
+            held = ending.getAsBoolean();
         } catch (UnsupportedOperationException refused) {
-            releasing.set(false); // nothing changed: the lease is still the caller's to release
+            releasing.set(false); // nothing changed: the lease is still the caller's to end
             throw refused;
         }
-        if (!set) {
+        if (!held) {
             throw lostException();
         }
     }

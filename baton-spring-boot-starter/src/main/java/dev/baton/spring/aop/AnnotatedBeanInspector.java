@@ -105,12 +105,12 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, Ordered 
         Map<String, String> byNameAndDescriptor = new LinkedHashMap<>();
         lockMethods.forEach((m, a) -> {
             checkInterceptable(type, m, "@DistributedLock");
-            locks.check(m);
+            locks.specs().of(m);
             byNameAndDescriptor.put(m.getName() + Type.getMethodDescriptor(m), "@DistributedLock");
         });
         limitedMethods.forEach((m, a) -> {
             checkInterceptable(type, m, "@RateLimited");
-            rateLimits.check(m);
+            rateLimits.specs().of(m);
             byNameAndDescriptor.merge(m.getName() + Type.getMethodDescriptor(m), "@RateLimited",
                     (x, y) -> x + " and " + y);
         });

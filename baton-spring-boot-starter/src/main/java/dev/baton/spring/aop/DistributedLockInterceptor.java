@@ -9,7 +9,6 @@ import dev.baton.spring.LockContext;
 import dev.baton.spring.LockKind;
 import dev.baton.spring.LockNotAcquiredException;
 import dev.baton.spring.WhenNotAcquired;
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -69,16 +68,6 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
     /** @return the parsed annotations, which the startup checks fill */
     AnnotatedMethods<dev.baton.spring.DistributedLock, LockSpec> specs() {
         return specs;
-    }
-
-    /**
-     * Parses and checks the annotation of a method at startup.
-     *
-     * @param method an annotated method of a bean's class
-     * @throws AnnotationMisuseException if the annotation is misused
-     */
-    void check(Method method) {
-        specs.of(method);
     }
 
     /**

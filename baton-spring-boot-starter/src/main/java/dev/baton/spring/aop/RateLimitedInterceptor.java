@@ -5,7 +5,6 @@ import dev.baton.RateLimiter;
 import dev.baton.spring.BatonProperties;
 import dev.baton.spring.RateLimiterRegistry;
 import dev.baton.spring.RateLimited;
-import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.util.Objects;
 import java.util.concurrent.Callable;
@@ -62,16 +61,6 @@ public final class RateLimitedInterceptor implements MethodInterceptor {
     /** @return the parsed annotations, which the startup checks fill */
     AnnotatedMethods<RateLimited, RateLimitSpec> specs() {
         return specs;
-    }
-
-    /**
-     * Parses and checks the annotation of a method at startup.
-     *
-     * @param method an annotated method of a bean's class
-     * @throws AnnotationMisuseException if the annotation is misused
-     */
-    void check(Method method) {
-        specs.of(method);
     }
 
     /**
