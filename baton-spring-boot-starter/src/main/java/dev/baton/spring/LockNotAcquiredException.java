@@ -10,6 +10,7 @@ public class LockNotAcquiredException extends BatonException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The name of the lock that was not acquired. */
     private final String lockName;
 
     /**

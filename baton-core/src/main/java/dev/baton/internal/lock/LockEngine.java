@@ -428,11 +428,14 @@ public final class LockEngine implements AutoCloseable {
 
     /**
      * The delay of {@code Lease.releaseAfter} in whole milliseconds, rounded up (Redis expiry resolution), after the
-     * checks every lease duration gets.
+     * checks every lease duration gets; 0 for a zero delay, which releases at once.
      *
-     * @param delay positive
+     * @param delay not negative
      */
     static long keepMillis(Duration delay) {
+        if (Require.notNegative(delay, "delay").isZero()) {
+            return 0;
+        }
         long belowMilli = delay.getNano() % 1_000_000;
         Duration roundedUp = belowMilli == 0 ? delay : delay.plusNanos(1_000_000 - belowMilli);
         return Require.positive(roundedUp, "delay").toMillis();

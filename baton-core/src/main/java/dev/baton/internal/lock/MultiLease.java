@@ -1,7 +1,6 @@
 package dev.baton.internal.lock;
 
 import dev.baton.Lease;
-import dev.baton.internal.runtime.Require;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -71,12 +70,12 @@ final class MultiLease implements Lease {
      */
     @Override
     public void releaseAfter(Duration delay) {
-        if (Require.notNegative(delay, "delay").isZero()) {
-            release();
-            return;
-        }
         long millis = LockEngine.keepMillis(delay);
-        end(h -> engine.keep(h, millis));
+        if (millis == 0) {
+            release();
+        } else {
+            end(h -> engine.keep(h, millis));
+        }
     }
 
     /** Ends every hold once, with {@code ending}, which answers false if Redis no longer had the hold. */

@@ -1,7 +1,6 @@
 package dev.baton.internal.lock;
 
 import dev.baton.Lease;
-import dev.baton.internal.runtime.Require;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -45,12 +44,12 @@ final class RedisLease implements Lease {
 
     @Override
     public void releaseAfter(Duration delay) {
-        if (Require.notNegative(delay, "delay").isZero()) {
-            release();
-            return;
-        }
         long millis = LockEngine.keepMillis(delay);
-        end(() -> engine.keep(hold, millis));
+        if (millis == 0) {
+            release();
+        } else {
+            end(() -> engine.keep(hold, millis));
+        }
     }
 
     /**
