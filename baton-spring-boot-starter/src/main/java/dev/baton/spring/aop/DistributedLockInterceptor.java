@@ -83,14 +83,15 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         Object target = invocation.getThis();
         Object[] args = invocation.getArguments();
         String name = spec.lockName(target, args, beanFactory);
+        Baton batonOfCall = baton.getObject();
         Deque<Held> held = HELD.get();
         for (Held h : held) {
-            if (h.kind() == spec.kind() && h.name().equals(name)) {
-                return proceed(invocation, held, new Held(spec.kind(), name, h.lease()));
+            if (h.baton() == batonOfCall && h.kind() == spec.kind() && h.name().equals(name)) {
+                return proceed(invocation, held, h);
             }
         }
         Duration wait = spec.waitTime() != null ? spec.waitTime() : properties.getObject().getLock().getWaitTime();
-        Lease lease = acquire(spec.lock(baton.getObject(), name), name, wait, spec);
+        Lease lease = acquire(spec.lock(batonOfCall, name), name, wait, spec);
         if (lease == null) {
             if (spec.whenNotAcquired() == WhenNotAcquired.SKIP) {
                 log.debug("skipped {}: lock '{}' was not acquired within {}", spec.label(), name, wait);
@@ -101,7 +102,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
         long acquiredAt = System.nanoTime();
         try {
-            return proceed(invocation, held, new Held(spec.kind(), name, lease));
+            return proceed(invocation, held, new Held(batonOfCall, spec.kind(), name, lease));
         } finally {
             end(lease, spec, acquiredAt);
         }
@@ -156,7 +157,10 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
         }
     }
 
-    /** A lock this thread holds through an annotated method. */
-    private record Held(LockKind kind, String name, Lease lease) {
+    /**
+     * A lock this thread holds through an annotated method, and the Baton it holds it through (two application
+     * contexts in one JVM have two, whose locks of one name are not the same hold).
+     */
+    private record Held(Baton baton, LockKind kind, String name, Lease lease) {
     }
 }
