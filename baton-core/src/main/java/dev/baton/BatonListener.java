@@ -89,7 +89,8 @@ public interface BatonListener {
     }
 
     /**
-     * A rate limiter of this Baton decided (whether Redis or the limiter itself answered, and fail-open grants).
+     * A rate limiter of this Baton decided (whether Redis or the limiter itself answered, and fail-open grants), or
+     * answered a {@link RateLimiter#peek} ({@link RateLimitDecided#peek()}).
      *
      * @param event the limiter and its decision
      */
@@ -223,7 +224,17 @@ public interface BatonListener {
      *
      * @param limiter  the rate limiter's name
      * @param decision what it decided
+     * @param peek     true for a {@link RateLimiter#peek} (nothing was charged), false for an acquisition
      */
-    record RateLimitDecided(String limiter, RateLimitDecision decision) {
+    record RateLimitDecided(String limiter, RateLimitDecision decision, boolean peek) {
+        /**
+         * The decision of an acquisition, as before peeks were told apart.
+         *
+         * @param limiter  the rate limiter's name
+         * @param decision what it decided
+         */
+        public RateLimitDecided(String limiter, RateLimitDecision decision) {
+            this(limiter, decision, false);
+        }
     }
 }

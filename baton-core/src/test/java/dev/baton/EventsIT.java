@@ -173,7 +173,7 @@ class EventsIT {
     }
 
     @Test
-    void eventsNameTheKindOfLockHowLongAHoldLastedAndWaitsThatTimedOut() throws Exception {
+    void eventsNameTheKindOfLockHowLongAHoldLastedWaitsThatTimedOutAndPeeks() throws Exception {
         Recorder recorder = new Recorder();
         ExecutorService threads = Executors.newSingleThreadExecutor();
         try (Baton baton = Baton.connect(config(recorder).build())) {
@@ -191,6 +191,9 @@ class EventsIT {
             Duration writeHeldAtLeast = Duration.ofNanos(System.nanoTime() - writeStart);
             Lease fair = baton.fairLock("typed").acquire(Duration.ZERO);
             fair.release();
+            RateLimiter limiter = baton.rateLimiter("typed", RateLimit.of(1, Duration.ofHours(1)));
+            limiter.peek();
+            limiter.tryAcquire();
 
             await().atMost(Duration.ofSeconds(10)).until(() -> recorder.of(BatonListener.LockTimedOut.class).size() == 2
                     && recorder.of(BatonListener.LockReleased.class).size() == 2);
@@ -202,6 +205,10 @@ class EventsIT {
                     .satisfies(e -> assertThat(e.type()).isEqualTo(LockType.READ));
             assertThat(recorder.of(BatonListener.LockAcquired.class)).extracting(BatonListener.LockAcquired::type)
                     .containsExactly(LockType.WRITE, LockType.FAIR);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    recorder.of(BatonListener.RateLimitDecided.class).size() == 2);
+            assertThat(recorder.of(BatonListener.RateLimitDecided.class)).as("a peek charges nothing and says so")
+                    .extracting(BatonListener.RateLimitDecided::peek).containsExactly(true, false);
             List<BatonListener.LockReleased> released = recorder.of(BatonListener.LockReleased.class);
             assertThat(released).extracting(BatonListener.LockReleased::type)
                     .containsExactly(LockType.WRITE, LockType.FAIR);

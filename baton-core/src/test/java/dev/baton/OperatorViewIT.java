@@ -123,6 +123,25 @@ class OperatorViewIT {
     }
 
     @Test
+    void healthReportsARedisThatNoLongerAnswersWithinTheTimeout() {
+        try (Baton baton = Baton.connect(config().build())) {
+            assertThat(baton.health().isUp()).isTrue();
+            redis.server().pause(); // connected, but nothing answers: only the timeout ends the check
+            try {
+                long start = System.nanoTime();
+                BatonHealth down = baton.health();
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                assertThat(down.status()).isEqualTo(BatonHealth.Status.UNREACHABLE);
+                assertThat(took).isGreaterThanOrEqualTo(TIMEOUT.minusMillis(50))
+                        .isLessThan(TIMEOUT.multipliedBy(3).plusSeconds(2));
+            } finally {
+                redis.server().resume();
+            }
+            await().atMost(Duration.ofSeconds(30)).until(() -> baton.health().isUp());
+        }
+    }
+
+    @Test
     void healthReportsAStoppedRedisWithinTheTimeoutAndRecoversWithIt() {
         try (Baton baton = Baton.connect(config().build())) {
             assertThat(baton.health().isUp()).isTrue();
