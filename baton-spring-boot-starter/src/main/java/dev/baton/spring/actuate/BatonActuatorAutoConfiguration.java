@@ -31,7 +31,7 @@ public class BatonActuatorAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(HealthIndicator.class)
     @ConditionalOnEnabledHealthIndicator("baton")
-    static class Health {
+    static class HealthIndicatorConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "batonHealthIndicator")
@@ -44,7 +44,7 @@ public class BatonActuatorAutoConfiguration {
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
     @ConditionalOnAvailableEndpoint(BatonEndpoint.class)
-    static class Endpoint {
+    static class EndpointConfiguration {
 
         @Bean
         @ConditionalOnMissingBean

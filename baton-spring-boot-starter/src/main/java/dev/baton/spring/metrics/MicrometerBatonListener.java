@@ -58,18 +58,12 @@ public final class MicrometerBatonListener implements BatonListener {
 
     @Override
     public void lockAcquired(LockAcquired event) {
-        String name = names.tag(event.lock());
-        String type = tag(event.type());
-        wait(name, type, "acquired", event.waited());
-        counter(LOCK_ACQUIRED, name, type).increment();
+        waitEnded(event.lock(), event.type(), "acquired", event.waited(), LOCK_ACQUIRED);
     }
 
     @Override
     public void lockTimedOut(LockTimedOut event) {
-        String name = names.tag(event.lock());
-        String type = tag(event.type());
-        wait(name, type, "timed-out", event.waited());
-        counter(LOCK_TIMEOUTS, name, type).increment();
+        waitEnded(event.lock(), event.type(), "timed-out", event.waited(), LOCK_TIMEOUTS);
     }
 
     @Override
@@ -104,9 +98,13 @@ public final class MicrometerBatonListener implements BatonListener {
                 .tag("name", names.tag(event.limiter())).tag("outcome", outcome).register(registry).increment();
     }
 
-    private void wait(String name, String type, String outcome, Duration waited) {
+    /** A wait ended one way or the other: its time goes to the wait timer, and the outcome's counter counts it. */
+    private void waitEnded(String lock, LockType lockType, String outcome, Duration waited, String counter) {
+        String name = names.tag(lock);
+        String type = tag(lockType);
         Timer.builder(LOCK_WAIT).description("Time callers waited for a lock")
                 .tag("name", name).tag("type", type).tag("outcome", outcome).register(registry).record(waited);
+        counter(counter, name, type).increment();
     }
 
     private void held(String lock, LockType type, Duration held) {

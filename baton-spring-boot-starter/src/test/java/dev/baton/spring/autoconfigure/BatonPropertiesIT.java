@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -124,6 +125,25 @@ class BatonPropertiesIT {
             assertThat(allMessages(context.getStartupFailure())).contains("rateLimitTimeout")
                     .contains("baton.*");
         });
+    }
+
+    @Test
+    void aConnectionDetailsBeanSuchAsAServiceConnectionWinsOverTheProperties() {
+        DataRedisConnectionDetails serviceConnection = new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(redis.server().host(), redis.server().port(), 4);
+            }
+        };
+        // nothing listens on port 1: only the details bean leads to Redis
+        runner.withPropertyValues("spring.data.redis.host=" + redis.server().host(), "spring.data.redis.port=1")
+                .withBean(DataRedisConnectionDetails.class, () -> serviceConnection).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Baton baton = context.getBean(Baton.class);
+                    assertThat(baton.config().uri()).endsWith(":" + redis.server().port() + "/4");
+                    assertThat(baton.lock("served").tryLock()).isTrue();
+                    baton.lock("served").unlock();
+                });
     }
 
     @Test

@@ -197,11 +197,15 @@ class TopologiesIT {
     }
 
     @Test
-    void tlsWithoutTheBundleIsRefusedByTheServerAtStart() {
-        // The server requires a client certificate the JVM's defaults do not have: the start fails, quickly.
+    void tlsEnabledWithoutABundleUsesTheJvmTrustStoreWhichDoesNotKnowThisCa() {
+        // The kit's private CA is not in the JVM's trust store: the start fails, saying why.
         runner.withPropertyValues("spring.data.redis.ssl.enabled=true", "baton.command-timeout=2s",
                 "spring.data.redis.host=" + tlsServer.host(), "spring.data.redis.port=" + tlsServer.port())
-                .run(context -> assertThat(context).hasFailed());
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(allMessages(context.getStartupFailure())).as("TLS was tried, with the JVM's trust store")
+                            .contains("TLS certificate that is not trusted");
+                });
     }
 
     @Test
