@@ -47,6 +47,8 @@ public interface BatonListener {
     /**
      * A wait for a lock ended without it: its wait time ran out, or a single try ({@code tryLock()} without a wait)
      * found it held. Waits that failed (Redis unreachable, the Baton closed) or were cancelled are not reported here.
+     * A {@link Baton#multiLock multi-lock} reports it under the member whose wait ran out, and not when a single
+     * script found a member held before any wait began.
      *
      * @param event the lock, its kind and how long the caller waited
      */
