@@ -1,12 +1,10 @@
 package dev.baton.sale;
 
-import dev.baton.Baton;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Repository;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -28,30 +26,14 @@ public class StockStore {
 
     private static final String ITEMS = "sale:items";
     private static final Pattern ITEM_NAME = Pattern.compile("[A-Za-z0-9_-]{1,64}");
-    private static final Duration SHORTEST_FENCE_MARGIN = Duration.ofMinutes(1);
 
     private final StringRedisTemplate redis;
     private final RedisScript<Long> fencedWrite;
-    private final Duration fenceRetention;
 
-    /**
-     * @param redis the application's Redis template
-     * @param baton the application's Baton, whose fencing-token retention bounds how long the store keeps a fence
-     */
-    public StockStore(StringRedisTemplate redis, Baton baton) {
+    /** @param redis the application's Redis template */
+    public StockStore(StringRedisTemplate redis) {
         this.redis = redis;
         this.fencedWrite = RedisScript.of(new ClassPathResource("dev/baton/sale/fenced-stock-write.lua"), Long.class);
-        this.fenceRetention = fenceRetention(baton.config().fencingTokenRetention());
-    }
-
-    /**
-     * Baton forgets an idle lock's token counter after its retention, and then starts again from 1; the store's
-     * fence must be gone by then, or it would refuse every new holder. So it is kept a little shorter.
-     */
-    private static Duration fenceRetention(Duration tokenRetention) {
-        return tokenRetention.compareTo(SHORTEST_FENCE_MARGIN.multipliedBy(2)) > 0
-                ? tokenRetention.minus(SHORTEST_FENCE_MARGIN)
-                : tokenRetention.dividedBy(2);
     }
 
     /**
@@ -130,8 +112,7 @@ public class StockStore {
         requireStock(stock);
         Long written = redis.execute(fencedWrite,
                 List.of(key(item, "stock"), key(item, "fence"), key(item, "lowest"), key(item, "purchases")),
-                Long.toString(stock), Long.toString(fencingToken), Long.toString(fenceRetention.toMillis()),
-                purchase == null ? "" : purchase.asRecord(), resetLowest ? "1" : "0");
+                Long.toString(stock), Long.toString(fencingToken), purchase == null ? "" : purchase.asRecord(), resetLowest ? "1" : "0");
         if (!Objects.equals(written, 1L)) {
             throw new StaleFencingTokenException(item, fencingToken);
         }

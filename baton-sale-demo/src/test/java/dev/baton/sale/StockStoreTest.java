@@ -1,6 +1,5 @@
 package dev.baton.sale;
 
-import dev.baton.Baton;
 import dev.baton.test.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,7 +16,6 @@ class StockStoreTest {
 
     private static RedisServer redis;
     private static LettuceConnectionFactory connections;
-    private static Baton baton;
     private static StringRedisTemplate template;
     private static StockStore store;
 
@@ -28,14 +26,12 @@ class StockStoreTest {
         connections.afterPropertiesSet();
         connections.start();
         template = new StringRedisTemplate(connections);
-        baton = Baton.connect(redis.uri());
-        store = new StockStore(template, baton);
+        store = new StockStore(template);
     }
 
     @AfterAll
     static void stop() {
         try {
-            baton.close();
             connections.destroy();
         } finally {
             redis.close();
@@ -57,11 +53,16 @@ class StockStoreTest {
     }
 
     @Test
-    void keepsTheFenceNoLongerThanBatonKeepsItsTokenCounter() {
-        store.write("expiring", 1, 1, null, true);
+    void comparesTokensOfTheSizeBatonIssuesExactly() {
+        // Baton's tokens are the Redis clock in microseconds (about 1.8e15): neighbours must still be told apart.
+        long token = 1_795_530_785_621_796L;
+        store.write("large", 10, token, null, true);
 
-        long ttl = Long.parseLong(redis.command("PTTL", "sale:{expiring}:fence"));
-        assertThat(ttl).isPositive().isLessThan(baton.config().fencingTokenRetention().toMillis());
+        assertThatThrownBy(() -> store.write("large", 9, token - 1, null, false))
+                .isInstanceOf(StaleFencingTokenException.class);
+        store.write("large", 9, token + 1, null, false);
+        assertThat(store.view("large")).hasValue(new ItemStock("large", 9, 9, token + 1));
+        assertThat(redis.command("PTTL", "sale:{large}:fence")).as("the fence is kept for good").isEqualTo("-1");
     }
 
     @Test

@@ -102,8 +102,13 @@ class SwaggerUiBrowserIT {
             return text.isEmpty() ? null : text;
         });
         assertThat(shown).as("the status the page shows").startsWith("201");
-        assertThat(operation.findElement(By.cssSelector(".live-responses-table .response-col_description"))
-                .getText()).contains("\"item\": \"gadget\"").contains("\"user\": \"swagger-ui-buyer\"");
+        // The body is highlighted after the status is shown.
+        By body = By.cssSelector("#operations-Items-purchase .live-responses-table .response-col_description pre");
+        String receipt = wait.until(driver -> {
+            String text = driver.findElement(body).getText();
+            return text.contains("orderId") ? text : null;
+        });
+        assertThat(receipt).contains("\"item\": \"gadget\"").contains("\"user\": \"swagger-ui-buyer\"");
         assertThat(api.item("gadget").stock()).isEqualTo(before - 1);
 
         ((JavascriptExecutor) browser).executeScript("arguments[0].scrollIntoView({block: 'center'});",
