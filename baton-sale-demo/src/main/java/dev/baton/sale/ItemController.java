@@ -89,6 +89,8 @@ public class ItemController {
             content = @Content(schema = @Schema(implementation = ProblemDetail.class)))
     @ApiResponse(responseCode = "409", description = "Sold out",
             content = @Content(schema = @Schema(implementation = ProblemDetail.class)))
+    @ApiResponse(responseCode = "503", description = "The item is busy or its lock was lost; retry",
+            content = @Content(schema = @Schema(implementation = ProblemDetail.class)))
     @ApiResponse(responseCode = "429", description = "The buyer purchased too often; retry later", headers = {
             @Header(name = "Retry-After", description = "Seconds until a purchase can succeed"),
             @Header(name = "RateLimit", description = "Permits left and seconds until the limit is full again"),
