@@ -38,7 +38,12 @@ class OneCommandIT {
             assertThat(api.items()).extracting(ItemStock::item, ItemStock::stock)
                     .contains(tuple("gadget", 100L), tuple("widget", 100L));
             HttpResponse<String> health = api.get("/actuator/health");
-            assertThat(health.body()).contains("\"redis\":{").contains("\"status\":\"UP\"");
+            assertThat(health.body()).contains("\"redis\":{", "\"baton\":{", "\"status\":\"UP\"");
+            HttpResponse<String> baton = api.get("/actuator/baton");
+            assertThat(baton.statusCode()).as("the starter's Actuator endpoint is exposed").isEqualTo(200);
+            assertThat(baton.body()).contains("\"heldLocks\"");
+            assertThat(api.get("/actuator/metrics").statusCode()).isEqualTo(200);
+            assertThat(api.get("/actuator/info").statusCode()).isEqualTo(200);
             HttpResponse<String> docs = api.get("/v3/api-docs");
             assertThat(docs.statusCode()).isEqualTo(200);
             assertThat(docs.body()).contains("\"/api/items/{item}/purchases\"", "\"operationId\":\"purchase\"",
