@@ -7,24 +7,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * One thread takes a free lock, does the work, lets go, again and again: the starter's {@code @DistributedLock}
@@ -43,14 +29,7 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@value #SHEDLOCK}: {@code @SchedulerLock(name = "bench-shedlock", lockAtMostFor = "30s")}.</li>
  * </ul>
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.SampleTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Threads(1)
-@Fork(1)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class LockAnnotationBenchmark {
+public class LockAnnotationBenchmark extends GuardedCallBenchmark {
     static final String BATON_DIRECT = "baton-direct";
     static final String BATON_ANNOTATED = "baton-annotated";
     static final String BATON_DIRECT_JOB = "baton-direct-job";
@@ -68,39 +47,18 @@ public class LockAnnotationBenchmark {
     @Param({BATON_DIRECT, BATON_ANNOTATED, BATON_DIRECT_JOB, BATON_ANNOTATED_JOB, SHEDLOCK_DIRECT, SHEDLOCK})
     public String contender;
 
-    private BenchApp app;
-    private GuardedCall call;
-    private TrialCheck check;
-
-    /** Starts the application and picks the contender's call. */
-    @Setup(Level.Trial)
-    public void start() {
-        app = BenchApp.start(SpringBenchEnv.redisUri());
-        WorkCounter work = app.bean(WorkCounter.class);
-        call = guardedCall(contender, app, work);
-        check = new TrialCheck(work, contender, SpringBenchEnv.redisUri());
+    /** The benchmark, for JMH. */
+    public LockAnnotationBenchmark() {
+        super(SpringBenchRun.LOCKS);
     }
 
-    /** Checks that every call ran its work, then stops the application. */
-    @TearDown(Level.Trial)
-    public void stop() {
-        try (TrialCheck closing = check; BenchApp stopping = app) {
-            check.verify(SpringBenchRun.LOCKS, SpringBenchEnv.statsFile());
-        }
+    @Override
+    protected String contender() {
+        return contender;
     }
 
-    /**
-     * One guarded call.
-     *
-     * @throws Exception if the contender fails
-     */
-    @Benchmark
-    public void lockWorkUnlock() throws Exception {
-        call.call();
-        check.called();
-    }
-
-    static GuardedCall guardedCall(String contender, BenchApp app, WorkCounter work) {
+    @Override
+    GuardedCall callOf(BenchApp app, WorkCounter work) {
         switch (contender) {
             case BATON_DIRECT: {
                 DistributedLock lock = app.bean(Baton.class).lock("bench:lock:direct");

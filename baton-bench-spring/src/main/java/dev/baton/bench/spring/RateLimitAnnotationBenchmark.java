@@ -10,21 +10,7 @@ import io.github.bucket4j.redis.jedis.Bucket4jJedis;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
-import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 import redis.clients.jedis.JedisPool;
 
 /**
@@ -44,14 +30,7 @@ import redis.clients.jedis.JedisPool;
  *       client its method annotation works with).</li>
  * </ul>
  */
-@State(Scope.Benchmark)
-@BenchmarkMode(Mode.SampleTime)
-@OutputTimeUnit(TimeUnit.MICROSECONDS)
-@Threads(1)
-@Fork(1)
-@Warmup(iterations = 3, time = 2)
-@Measurement(iterations = 5, time = 2)
-public class RateLimitAnnotationBenchmark {
+public class RateLimitAnnotationBenchmark extends GuardedCallBenchmark {
     static final String BATON_DIRECT = "baton-direct";
     static final String BATON_ANNOTATED = "baton-annotated";
     static final String BUCKET4J_DIRECT = "bucket4j-direct";
@@ -68,39 +47,18 @@ public class RateLimitAnnotationBenchmark {
             BUCKET4J_STARTER})
     public String contender;
 
-    private BenchApp app;
-    private GuardedCall call;
-    private TrialCheck check;
-
-    /** Starts the application and picks the contender's call. */
-    @Setup(Level.Trial)
-    public void start() {
-        app = BenchApp.start(SpringBenchEnv.redisUri());
-        WorkCounter work = app.bean(WorkCounter.class);
-        call = guardedCall(contender, app, work);
-        check = new TrialCheck(work, contender, SpringBenchEnv.redisUri());
+    /** The benchmark, for JMH. */
+    public RateLimitAnnotationBenchmark() {
+        super(SpringBenchRun.RATE_LIMITS);
     }
 
-    /** Checks that every call ran its work, then stops the application. */
-    @TearDown(Level.Trial)
-    public void stop() {
-        try (TrialCheck closing = check; BenchApp stopping = app) {
-            check.verify(SpringBenchRun.RATE_LIMITS, SpringBenchEnv.statsFile());
-        }
+    @Override
+    protected String contender() {
+        return contender;
     }
 
-    /**
-     * One guarded call.
-     *
-     * @throws Exception if the contender fails
-     */
-    @Benchmark
-    public void acquireWork() throws Exception {
-        call.call();
-        check.called();
-    }
-
-    static GuardedCall guardedCall(String contender, BenchApp app, WorkCounter work) {
+    @Override
+    GuardedCall callOf(BenchApp app, WorkCounter work) {
         switch (contender) {
             case BATON_DIRECT: {
                 RateLimiter limiter = app.bean(Baton.class).rateLimiter("bench:rate:direct",
