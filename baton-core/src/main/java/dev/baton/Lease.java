@@ -1,5 +1,6 @@
 package dev.baton;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -52,6 +53,30 @@ public interface Lease extends AutoCloseable {
      * @throws IllegalStateException if the {@link Baton} is closed
      */
     void release();
+
+    /**
+     * Ends this lease without freeing the lock now: the lock stays held in Redis until {@code delay} from now and then
+     * expires, whatever lease it had (a shorter one is lengthened, a longer one or the watchdog's is cut to it). For a
+     * job that must not run again too soon after a fast run elsewhere (a scheduled task shared by a fleet whose
+     * clocks differ: "hold at least until"). Nobody can acquire the lock before that moment; anyone can right after,
+     * at their next try (no release message is sent, so waiters find it free at their next re-check).
+     *
+     * <p>The lease counts as released here at once: {@link #isValid()} turns false, the watchdog stops renewing it,
+     * {@link #lost()} never completes, and a later {@link #release()} throws. The new expiry is set by one
+     * owner-checked script, so it can never touch a later acquisition of the lock. A zero delay is {@link #release()}.
+     *
+     * <p>Supported by the plain, fair, read and write locks and by multi-locks; a semaphore's permit refuses it.
+     *
+     * @param delay how long from now the lock stays held; zero releases it now; rounded up to whole milliseconds
+     * @throws IllegalArgumentException      if {@code delay} is negative or longer than 53375 days
+     * @throws NullPointerException          if {@code delay} is null
+     * @throws UnsupportedOperationException if this kind of lease cannot be left to expire (nothing changed)
+     * @throws IllegalMonitorStateException  if already released, or if the lease was lost (the message says which)
+     * @throws BatonUnavailableException     if Redis is unreachable within the command timeout; the lease counts as
+     *                                       released all the same, and the lock expires in Redis with its lease
+     * @throws IllegalStateException         if the {@link Baton} is closed
+     */
+    void releaseAfter(Duration delay);
 
     /**
      * Same as {@link #release()}, but quiet if the lease was already released or lost, or the {@link Baton} is

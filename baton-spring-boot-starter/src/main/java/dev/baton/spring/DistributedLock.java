@@ -24,10 +24,18 @@ import java.lang.annotation.Target;
  * bean ({@code #root.target}) and the application's beans ({@code @beanName}). Inside the method, {@link LockContext}
  * gives the lease and its fencing token.
  *
- * <p>Misuse fails the application's start, naming the method: an annotated method that Spring's proxies cannot
- * intercept (private, final, static), a key that does not parse, a duration that does not parse. A call from inside
- * the same bean ({@code this.pay(...)}) bypasses the proxy, as with every Spring method annotation; it is detected
- * at the first such call and fails with an {@link IllegalStateException} instead of running unlocked.
+ * <p>Misuse fails the application's start, naming the class and the method: an annotated method that Spring's
+ * proxies cannot intercept (private, final, static, or in a final class that needs a class-based proxy), a key that
+ * does not parse, a duration that does not parse, a method returning a {@code Mono}, {@code Flux} or
+ * {@code CompletionStage} (a lock held by the calling thread cannot span work that runs later elsewhere; take a lease
+ * inside the pipeline with {@code DistributedLock.acquireAsync} instead). A call from inside the same class
+ * ({@code this.pay(...)}) would bypass the proxy, as with every Spring method annotation, and run unlocked: the
+ * starter finds such calls in the class's bytecode at startup and fails, naming caller and callee; call the method
+ * through the proxy (inject the bean into itself) or move it to another bean.
+ *
+ * <p>The lock is taken as a lease ({@code DistributedLock.acquire}), not per thread; a nested annotated method asking
+ * for the same lock (same kind and name) on the same thread runs under the enclosing method's lease. A lease lost
+ * while the method runs is logged when the method ends; the fencing token is what protects the resource then.
  *
  * <p>Durations ({@link #waitTime()}, {@link #leaseTime()}, {@link #minHoldTime()}) are written as Spring Boot
  * writes them in properties ({@code "500ms"}, {@code "5s"}, {@code "PT5S"}; a bare number is milliseconds) and may
@@ -73,9 +81,11 @@ public @interface DistributedLock {
     String leaseTime() default "";
 
     /**
-     * Keep the lock at least this long after the method started, even if it returned sooner: the lock is then left
-     * to expire instead of being released. This keeps a scheduled job to one run per period across a fleet whose
-     * clocks differ slightly (the ShedLock "lock at least for" case). Empty (the default) releases at once.
+     * Keep the lock at least this long after it was acquired, even if the method returned sooner: the lock is then
+     * left to expire at acquisition + this time instead of being released (see {@code Lease.releaseAfter}); the
+     * watchdog stops and the thread no longer holds it, but no other instance can take it before then. This keeps a
+     * scheduled job to one run per period across a fleet whose clocks differ slightly (the ShedLock "lock at least
+     * for" case). Empty (the default) releases at once.
      *
      * @return the minimum hold time, as a duration, or empty
      */

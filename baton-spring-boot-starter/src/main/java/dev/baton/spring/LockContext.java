@@ -2,6 +2,7 @@ package dev.baton.spring;
 
 import dev.baton.Lease;
 
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -50,27 +51,53 @@ public final class LockContext {
     }
 
     /**
-     * Makes a lease current for the duration of a method; for the starter's own interceptor.
+     * Makes a lease current on this thread until the returned scope is closed, which makes the one current before
+     * current again. The starter's {@code @DistributedLock} interceptor uses it around each method; code that takes a
+     * lease itself ({@code baton.lock(name).acquire(wait)}) may too, so that what it calls finds the token the same
+     * way.
+     * Scopes must be closed in the reverse order of opening, on the thread that opened them (try-with-resources).
      *
-     * @param lease the lease the method runs under
-     * @return the lease that was current before, to hand back to {@link #restore(Lease)}
+     * <pre>{@code
+     * try (LockContext.Scope scope = LockContext.open(lease)) {
+     *     work();                               // LockContext.currentFencingToken() is lease.fencingToken()
+     * }
+     * }</pre>
+     *
+     * @param lease the lease the code runs under
+     * @return the scope to close when that code is done
+     * @throws NullPointerException if {@code lease} is null
      */
-    static Lease enter(Lease lease) {
+    public static Scope open(Lease lease) {
+        Objects.requireNonNull(lease, "lease");
         Lease previous = CURRENT.get();
         CURRENT.set(lease);
-        return previous;
+        return new Scope(previous);
     }
 
     /**
-     * Puts back what {@link #enter(Lease)} returned.
-     *
-     * @param previous the lease that was current before, or null
+     * The span of code during which a lease is current, from {@link #open(Lease)} to {@link #close()}. Not
+     * thread-safe: it belongs to the thread that opened it.
      */
-    static void restore(Lease previous) {
-        if (previous == null) {
-            CURRENT.remove();
-        } else {
-            CURRENT.set(previous);
+    public static final class Scope implements AutoCloseable {
+        private final Lease previous;
+        private boolean closed;
+
+        private Scope(Lease previous) {
+            this.previous = previous;
+        }
+
+        /** Makes the lease that was current before {@link #open(Lease)} current again; a second call does nothing. */
+        @Override
+        public void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            if (previous == null) {
+                CURRENT.remove();
+            } else {
+                CURRENT.set(previous);
+            }
         }
     }
 }

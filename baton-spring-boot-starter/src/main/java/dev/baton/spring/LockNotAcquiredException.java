@@ -10,6 +10,7 @@ public class LockNotAcquiredException extends BatonException {
 
     private static final long serialVersionUID = 1L;
 
+    /** The name of the lock that was not acquired. */
     private final String lockName;
 
     /**
@@ -18,6 +19,16 @@ public class LockNotAcquiredException extends BatonException {
      */
     public LockNotAcquiredException(String lockName, String message) {
         super(message);
+        this.lockName = lockName;
+    }
+
+    /**
+     * @param lockName the lock's name
+     * @param message  the message
+     * @param cause    why the wait ended (an interrupt)
+     */
+    public LockNotAcquiredException(String lockName, String message, Throwable cause) {
+        super(message, cause);
         this.lockName = lockName;
     }
 

@@ -22,11 +22,14 @@ import java.lang.annotation.Target;
  * application the starter turns it into {@code 429 Too Many Requests} with {@code Retry-After} and the IETF
  * {@code RateLimit} and {@code RateLimit-Policy} headers (turn that off with
  * {@code baton.rate-limit.web-responses=false}). A method returning a {@code Mono} or {@code Flux} is charged when it
- * is subscribed, without blocking the event loop, and the refusal is the publisher's error.
+ * is subscribed, without blocking the event loop, and the refusal is the publisher's error; one returning a
+ * {@code CompletionStage} is charged without blocking and a refusal completes the stage exceptionally.
  *
  * <p>The limiter's name is {@link #key()} evaluated as a SpEL expression, as for {@link DistributedLock#key()}; one
- * limiter per distinct name, all with the same {@link #limits()}. Misuse (a key or a period that does not parse, no
- * limits, a method proxies cannot intercept) fails the application's start.
+ * limiter per distinct name, all with the same {@link #limits()}. Misuse fails the application's start, naming the
+ * class and the method: a key or a period that does not parse, no limits, a cost out of range, a method proxies cannot
+ * intercept, and a call from inside the same class ({@code this.buy(...)}), which would bypass the proxy and go
+ * unlimited; it is found in the class's bytecode at startup.
  */
 @Documented
 @Retention(RetentionPolicy.RUNTIME)

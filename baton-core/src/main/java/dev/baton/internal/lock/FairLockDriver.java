@@ -128,6 +128,15 @@ final class FairLockDriver implements LockDriver {
                 keys.channel(), sharded, tokenRetentionMillis);
     }
 
+    /**
+     * The plain lock's keep script: same hash layout. Once the hold expires, the queue's first live waiter takes the
+     * lock at its next try, as after a crashed holder.
+     */
+    @Override
+    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        return plain.keep(hold, millis);
+    }
+
     /** The plain lock's renew script: same hash layout, same owner and token check. */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {

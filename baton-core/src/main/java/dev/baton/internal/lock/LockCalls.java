@@ -35,6 +35,7 @@ final class LockCalls implements LockDriver {
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token", "notify", "claim");
     static final Script ABANDON = Script.load("lock-abandon", "notify");
     static final Script RENEW = Script.load("lock-renew", "owns");
+    static final Script KEEP = Script.load("lock-keep", "owns");
     static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
     static final Script INSPECT = Script.load("lock-inspect");
 
@@ -228,6 +229,13 @@ final class LockCalls implements LockDriver {
             }
             return renewed;
         });
+    }
+
+    /** {@code lock-keep.lua}: sets the hold's lock to expire {@code millis} from now, if owner and token match. */
+    @Override
+    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        return gateway.<Long>run(KEEP, ScriptOutputType.INTEGER, new String[] {hold.keys.lock()},
+                Long.toString(millis), hold.owner, Long.toString(hold.token)).thenApply(set -> set == 1L);
     }
 
     /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */

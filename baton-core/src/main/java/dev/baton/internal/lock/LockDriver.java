@@ -118,6 +118,19 @@ interface LockDriver {
         return CompletableFuture.completedFuture(null);
     }
 
+    /**
+     * Leaves one hold to expire {@code millis} from now (shorter or longer than its lease was) instead of deleting
+     * it, if its owner and token still match: the same ownership check as {@link #renew}, but the lease is set, not
+     * only extended. Serves {@code Lease.releaseAfter}. The default refuses: a kind whose holds are not a lease of
+     * their own (a semaphore's permits) does not support it.
+     *
+     * @return true if the expiry was set, false if the hold was no longer in Redis (nothing changed)
+     * @throws UnsupportedOperationException if this kind of lock cannot leave a hold to expire
+     */
+    default CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        throw new UnsupportedOperationException("a lease of this kind of lock cannot be released after a delay");
+    }
+
     /** Deletes the lock whoever holds it (administrative); true if it existed. */
     CompletableFuture<Boolean> forceUnlock(LockKeys keys);
 

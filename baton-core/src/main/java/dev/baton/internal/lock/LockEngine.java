@@ -426,6 +426,65 @@ public final class LockEngine implements AutoCloseable {
         return (int) left;
     }
 
+    /**
+     * The delay of {@code Lease.releaseAfter} in whole milliseconds, rounded up (Redis expiry resolution), after the
+     * checks every lease duration gets; 0 for a zero delay, which releases at once.
+     *
+     * @param delay not negative
+     */
+    static long keepMillis(Duration delay) {
+        if (Require.notNegative(delay, "delay").isZero()) {
+            return 0;
+        }
+        long belowMilli = delay.getNano() % 1_000_000;
+        Duration roundedUp = belowMilli == 0 ? delay : delay.plusNanos(1_000_000 - belowMilli);
+        return Require.positive(roundedUp, "delay").toMillis();
+    }
+
+    /**
+     * Ends a hold locally while leaving it in Redis to expire {@code millis} from now (Lease.releaseAfter). The hold
+     * leaves the watchdog and the local holders first, so no renewal can stretch the new expiry; it counts as
+     * released here (its {@code lost} future never completes), and waiters take the lock when it expires. No release
+     * message is published: waiters find the lock free at their next re-check.
+     *
+     * @return true if the expiry was set, false if Redis no longer had the lock for this owner (the hold is then
+     *         marked lost)
+     * @throws UnsupportedOperationException if the hold's kind of lock cannot leave a hold to expire (nothing changed)
+     */
+    boolean keep(Hold hold, long millis) {
+        // Out of the watchdog before the script is sent: a renewal sent after it could lengthen the lease again.
+        watchdog.unwatch(hold);
+        localHolders.remove(hold.keys.lock(), hold);
+        CompletableFuture<Boolean> reply;
+        try {
+            reply = hold.driver.keep(hold, millis);
+        } catch (UnsupportedOperationException refused) {
+            track(hold); // nothing was sent: the hold goes on as before
+            throw refused;
+        }
+        boolean set;
+        try {
+            set = gateway.await(reply);
+        } catch (RuntimeException e) {
+            hold.markReleased(); // we gave it up; it expires with its lease, or sooner if the script ran
+            live.remove(hold);
+            throw e;
+        }
+        if (!set) {
+            lost(hold, "the lock was found deleted or owned by someone else when it was to be left to expire "
+                    + "(expired, force-unlocked, or lost by Redis)");
+            return false;
+        }
+        hold.markReleased();
+        live.remove(hold);
+        threadHolds.remove(holdKey(hold), hold);
+        if (log.isDebugEnabled()) {
+            log.debug("left lock '{}' (fencing token {}) to expire in {} ms", hold.keys.name(), hold.token, millis);
+        }
+        released(hold);
+        return true;
+    }
+
     /** The event and the log line of a hold released for the last time. */
     private void released(Hold hold) {
         if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener

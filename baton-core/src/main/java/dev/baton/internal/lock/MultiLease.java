@@ -1,9 +1,11 @@
 package dev.baton.internal.lock;
 
 import dev.baton.Lease;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
 
 /**
  * A {@link Lease} on a multi-lock: one hold of the plain lock per name, all owned by this handle, so any thread may
@@ -59,6 +61,25 @@ final class MultiLease implements Lease {
      */
     @Override
     public void release() {
+        end(h -> engine.release(h) >= 0);
+    }
+
+    /**
+     * Leaves every lock to expire {@code delay} from now, in reverse canonical order; a lock that cannot be left so
+     * (lost, or Redis failed) does not keep the others from it.
+     */
+    @Override
+    public void releaseAfter(Duration delay) {
+        long millis = LockEngine.keepMillis(delay);
+        if (millis == 0) {
+            release();
+        } else {
+            end(h -> engine.keep(h, millis));
+        }
+    }
+
+    /** Ends every hold once, with {@code ending}, which answers false if Redis no longer had the hold. */
+    private void end(Predicate<Hold> ending) {
         engine.checkOpen();
         if (!releasing.compareAndSet(false, true)) {
             throw new IllegalMonitorStateException("lease of multi-lock '" + name + "' was already released");
@@ -69,7 +90,7 @@ final class MultiLease implements Lease {
                 engine.releaseOrphan(h.driver, h.keys, h.owner, h.token);
                 throw lostException(h);
             }
-            if (engine.release(h) < 0) {
+            if (!ending.test(h)) {
                 throw lostException(h);
             }
         });

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
  */
 abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls, WriteLockCalls {
     static final Script RENEW = Script.load("rw-renew", "owns", "notify", "rw-state");
+    static final Script KEEP = Script.load("rw-keep", "owns", "notify", "rw-state");
     static final Script INSPECT = Script.load("rw-inspect", "notify", "rw-state");
     static final Script FORCE_UNLOCK = Script.load("rw-force-unlock", "notify", "rw-state");
 
@@ -98,6 +99,14 @@ abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls
             }
             return renewed;
         });
+    }
+
+    /** {@code rw-keep.lua}: sets this side's hold to run out {@code millis} from now, if owner and token match. */
+    @Override
+    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        return gateway.<Long>run(KEEP, ScriptOutputType.INTEGER,
+                new String[] {hold.keys.lock(), readers(hold.keys)}, Long.toString(millis), side(), hold.owner,
+                Long.toString(hold.token)).thenApply(set -> set == 1L);
     }
 
     /** {@code rw-force-unlock.lua}: removes this side's holds (the writer, or every reader); true if there were any. */

@@ -1,8 +1,10 @@
 package dev.baton.internal.lock;
 
 import dev.baton.Lease;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 
 /** A {@link Lease}: a hold owned by this handle rather than by a thread, so any thread may release it. */
 final class RedisLease implements Lease {
@@ -37,6 +39,24 @@ final class RedisLease implements Lease {
 
     @Override
     public void release() {
+        end(() -> engine.release(hold) >= 0);
+    }
+
+    @Override
+    public void releaseAfter(Duration delay) {
+        long millis = LockEngine.keepMillis(delay);
+        if (millis == 0) {
+            release();
+        } else {
+            end(() -> engine.keep(hold, millis));
+        }
+    }
+
+    /**
+     * Ends the lease once: {@code ending} releases the hold, or leaves it to expire, and answers false if Redis no
+     * longer had it. A lease already lost here is released as an orphan instead (the lock may still be ours in Redis).
+     */
+    private void end(BooleanSupplier ending) {
         engine.checkOpen();
         if (!releasing.compareAndSet(false, true)) {
             throw new IllegalMonitorStateException("lease of lock '" + lockName() + "' was already released");
@@ -45,7 +65,14 @@ final class RedisLease implements Lease {
             engine.releaseOrphan(hold.driver, hold.keys, hold.owner, hold.token);
             throw lostException();
         }
-        if (engine.release(hold) < 0) {
+        boolean held;
+        try {
+            held = ending.getAsBoolean();
+        } catch (UnsupportedOperationException refused) {
+            releasing.set(false); // nothing changed: the lease is still the caller's to end
+            throw refused;
+        }
+        if (!held) {
             throw lostException();
         }
     }

@@ -1,0 +1,191 @@
+package dev.baton.spring.aop;
+
+import dev.baton.Baton;
+import dev.baton.spring.DistributedLock;
+import dev.baton.spring.RateLimited;
+import dev.baton.spring.RateLimiterRegistry;
+import java.lang.annotation.Annotation;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.asm.Type;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Checks every bean whose class carries {@link DistributedLock @DistributedLock} or {@link RateLimited @RateLimited}
+ * before Spring proxies it, and fails the context's start with an {@link AnnotationMisuseException} naming the class
+ * and the method when an annotation cannot work:
+ * <ul>
+ *   <li>a method a proxy cannot intercept: static, private or final; a final class when the bean needs a class-based
+ *       (CGLIB) proxy; a method no interface declares when the bean is proxied through its interfaces;</li>
+ *   <li>an attribute that does not parse (SpEL, durations, limits), checked by the interceptors, which keep the
+ *       parsed form for the calls;</li>
+ *   <li>a <em>self-invocation</em>: a method of the class calling one of its own annotated methods on {@code this},
+ *       which would bypass the proxy and run unprotected; found in the class's bytecode
+ *       ({@link SelfInvocationScanner});</li>
+ *   <li>an annotated bean while the context has no {@link Baton} (or no {@link RateLimiterRegistry}).</li>
+ * </ul>
+ * Each class is checked once, however many beans it has. Thread-safe.
+ */
+public final class AnnotatedBeanInspector implements BeanPostProcessor, Ordered {
+
+    private final DistributedLockInterceptor locks;
+    private final RateLimitedInterceptor rateLimits;
+    private final PropertyResolver environment;
+    private final ListableBeanFactory beanFactory;
+    private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
+
+    /**
+     * @param locks       parses and keeps the {@code @DistributedLock} attributes
+     * @param rateLimits  parses and keeps the {@code @RateLimited} attributes
+     * @param environment tells whether proxies are class-based ({@code spring.aop.proxy-target-class}, true unless
+     *                    set otherwise, as in Spring Boot)
+     * @param beanFactory tells whether the context has a Baton and a registry
+     */
+    public AnnotatedBeanInspector(DistributedLockInterceptor locks, RateLimitedInterceptor rateLimits,
+                                  PropertyResolver environment, BeanFactory beanFactory) {
+        this.locks = Objects.requireNonNull(locks, "locks");
+        this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
+        this.environment = Objects.requireNonNull(environment, "environment");
+        this.beanFactory = beanFactory instanceof ListableBeanFactory l ? l : null;
+    }
+
+    /** Before the auto-proxy creator, which runs at the lowest precedence. */
+    @Override
+    public int getOrder() {
+        return Ordered.HIGHEST_PRECEDENCE;
+    }
+
+    /**
+     * Checks the bean's class the first time a bean of it is initialized.
+     *
+     * @throws AnnotationMisuseException if an annotation of the class cannot work
+     */
+    @Override
+    public Object postProcessBeforeInitialization(Object bean, String beanName) {
+        Class<?> type = ClassUtils.getUserClass(AopProxyUtils.ultimateTargetClass(bean));
+        if (checked.add(type)) {
+            try {
+                inspect(type);
+            } catch (RuntimeException e) {
+                checked.remove(type); // a context that retries reports it again
+                throw e;
+            }
+        }
+        return bean;
+    }
+
+    private void inspect(Class<?> type) {
+        Map<Method, Annotation> lockMethods = annotated(type, DistributedLock.class);
+        Map<Method, Annotation> limitedMethods = annotated(type, RateLimited.class);
+        if (lockMethods.isEmpty() && limitedMethods.isEmpty()) {
+            return;
+        }
+        if (!lockMethods.isEmpty()) {
+            requireBean(Baton.class, type, lockMethods.keySet().iterator().next(), "@DistributedLock");
+        }
+        if (!limitedMethods.isEmpty()) {
+            requireBean(RateLimiterRegistry.class, type, limitedMethods.keySet().iterator().next(), "@RateLimited");
+        }
+        Map<String, String> byNameAndDescriptor = new LinkedHashMap<>();
+        lockMethods.forEach((m, a) -> {
+            checkInterceptable(type, m, "@DistributedLock");
+            locks.specs().of(m);
+            byNameAndDescriptor.put(m.getName() + Type.getMethodDescriptor(m), "@DistributedLock");
+        });
+        limitedMethods.forEach((m, a) -> {
+            checkInterceptable(type, m, "@RateLimited");
+            rateLimits.specs().of(m);
+            byNameAndDescriptor.merge(m.getName() + Type.getMethodDescriptor(m), "@RateLimited",
+                    (x, y) -> x + " and " + y);
+        });
+        checkSelfInvocation(type, byNameAndDescriptor);
+    }
+
+    private static <A extends Annotation> Map<Method, Annotation> annotated(Class<?> type, Class<A> annotation) {
+        return new LinkedHashMap<>(MethodIntrospector.selectMethods(type,
+                (MethodIntrospector.MetadataLookup<Annotation>) m ->
+                        AnnotatedElementUtils.findMergedAnnotation(m, annotation)));
+    }
+
+    private void requireBean(Class<?> needed, Class<?> type, Method method, String annotation) {
+        if (beanFactory != null
+                && BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beanFactory, needed, true, false).length == 0) {
+            throw new AnnotationMisuseException(annotation + " on " + MethodLabel.of(type, method) + " needs a "
+                    + needed.getSimpleName() + " bean, and the context has none (is baton.enabled=false, or is "
+                    + "spring.data.redis.* missing?)");
+        }
+    }
+
+    private void checkInterceptable(Class<?> type, Method method, String annotation) {
+        String where = annotation + " on " + MethodLabel.of(type, method);
+        int modifiers = method.getModifiers();
+        if (Modifier.isStatic(modifiers)) {
+            throw new AnnotationMisuseException(where + ": the method is static, and a proxy only intercepts calls on "
+                    + "the bean; make it an instance method");
+        }
+        if (Modifier.isPrivate(modifiers)) {
+            throw new AnnotationMisuseException(where + ": the method is private, and a proxy cannot intercept it; "
+                    + "make it public");
+        }
+        if (Modifier.isFinal(modifiers)) {
+            throw new AnnotationMisuseException(where + ": the method is final, and a class-based proxy cannot "
+                    + "override it; remove final");
+        }
+        boolean classProxy = environment.getProperty("spring.aop.proxy-target-class", Boolean.class, true)
+                || ClassUtils.getAllInterfacesForClass(type).length == 0;
+        if (classProxy && Modifier.isFinal(type.getModifiers())) {
+            throw new AnnotationMisuseException(where + ": the class " + type.getName() + " is final, and the "
+                    + "class-based (CGLIB) proxy this bean needs cannot subclass it; remove final");
+        }
+        if (!classProxy && !declaredByInterface(type, method)) {
+            throw new AnnotationMisuseException(where + ": beans are proxied through their interfaces "
+                    + "(spring.aop.proxy-target-class=false) and no interface of " + type.getName() + " declares this "
+                    + "method, so calls to it cannot be intercepted; declare it in an interface");
+        }
+    }
+
+    private static boolean declaredByInterface(Class<?> type, Method method) {
+        for (Class<?> i : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+            if (ClassUtils.hasMethod(i, method.getName(), method.getParameterTypes())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void checkSelfInvocation(Class<?> type, Map<String, String> annotated) {
+        Set<String> keys = new LinkedHashSet<>(annotated.keySet());
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            List<SelfInvocationScanner.SelfCall> calls = SelfInvocationScanner.scan(c, keys);
+            if (!calls.isEmpty()) {
+                SelfInvocationScanner.SelfCall call = calls.get(0);
+                String annotation = annotated.entrySet().stream()
+                        .filter(e -> e.getKey().startsWith(call.callee() + "(")).map(Map.Entry::getValue)
+                        .findFirst().orElse("an annotated");
+                throw new AnnotationMisuseException(c.getName() + ": " + call.caller() + " calls " + annotation
+                        + " method " + call.callee() + " on this, which bypasses Spring's proxy, so the annotation "
+                        + "would not apply to that call (self-invocation). Call it through the proxy instead: inject "
+                        + "the bean into itself (@Autowired @Lazy " + type.getSimpleName() + " self; then self."
+                        + call.callee() + "(...)), or move " + call.callee() + " to another bean."
+                        + (calls.size() > 1 ? " (" + (calls.size() - 1) + " more such call"
+                        + (calls.size() > 2 ? "s" : "") + " in this class.)" : ""));
+            }
+        }
+    }
+}
