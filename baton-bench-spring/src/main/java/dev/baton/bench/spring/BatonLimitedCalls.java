@@ -24,7 +24,8 @@ public class BatonLimitedCalls {
      *
      * @param user whose limit
      */
-    @RateLimited(key = "'bench:rate:' + #user", limits = @Limit(permits = BenchLimits.PERMITS_PER_SECOND, period = "1s"))
+    @RateLimited(key = "'bench:rate:' + #user",
+            limits = @Limit(permits = BenchLimits.PERMITS_PER_SECOND, period = "1s"))
     public void call(String user) {
         work.run();
     }

@@ -10,18 +10,20 @@ package dev.baton.bench.spring;
  * @param p50Micros  the median, µs
  * @param p99Micros  the 99th percentile, µs
  * @param calls      how many calls were sampled
- * @param commands   Redis commands per call over the whole trial and their breakdown, or null if not counted
+ * @param costs      what a call cost over the whole trial, or null if not counted
  */
 record Measurement(String benchmark, String contender, int round, double meanMicros, double p50Micros,
-                   double p99Micros, long calls, Commands commands) {
+                   double p99Micros, long calls, Costs costs) {
 
     /**
-     * Redis commands per call, scripts' inner commands included.
+     * What one call cost, averaged over a trial (see {@link TrialCheck}).
      *
-     * @param perCall   all commands per call
-     * @param breakdown per command, most frequent first, e.g. {@code "evalsha 1.00, get 1.00"}
+     * @param commands        Redis commands per call, scripts' inner commands included
+     * @param breakdown       per command, most frequent first, e.g. {@code "evalsha 1.00, get 1.00"}
+     * @param clientCpuMicros CPU time of the benchmark JVM per call, µs
+     * @param redisCpuMicros  CPU time of the Redis server per call, µs
      */
-    record Commands(double perCall, String breakdown) {
+    record Costs(double commands, String breakdown, double clientCpuMicros, double redisCpuMicros) {
     }
 
     /**

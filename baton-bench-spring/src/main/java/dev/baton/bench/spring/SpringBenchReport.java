@@ -8,7 +8,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.BiFunction;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -87,12 +89,25 @@ final class SpringBenchReport {
      * @return the ratios, in round order
      */
     List<Double> ratios(Comparison comparison) {
-        List<Double> ratios = new ArrayList<>();
+        return paired(comparison, (top, bottom) -> top.callsPerSecond() / bottom.callsPerSecond());
+    }
+
+    /**
+     * What the first contender of a comparison pays more than the second, one value per round in which both were
+     * measured (and, for costs, counted).
+     *
+     * @param comparison which
+     * @param difference the value of a pair: first, then second
+     * @return the values, in round order
+     */
+    private List<Double> paired(Comparison comparison, BiFunction<Measurement, Measurement, Double> difference) {
+        List<Double> values = new ArrayList<>();
         for (Measurement top : of(comparison.benchmark(), comparison.numerator())) {
             find(comparison.benchmark(), comparison.denominator(), top.round())
-                    .ifPresent(bottom -> ratios.add(top.callsPerSecond() / bottom.callsPerSecond()));
+                    .map(bottom -> difference.apply(top, bottom))
+                    .ifPresent(values::add);
         }
-        return ratios;
+        return values;
     }
 
     /**
@@ -102,15 +117,6 @@ final class SpringBenchReport {
      */
     List<String> anomalies() {
         return List.copyOf(result.anomalies);
-    }
-
-    private List<Double> extraMicros(Comparison comparison) {
-        List<Double> extra = new ArrayList<>();
-        for (Measurement top : of(comparison.benchmark(), comparison.numerator())) {
-            find(comparison.benchmark(), comparison.denominator(), top.round())
-                    .ifPresent(bottom -> extra.add(top.meanMicros() - bottom.meanMicros()));
-        }
-        return extra;
     }
 
     private Optional<Measurement> find(String benchmark, String contender, int round) {
@@ -129,16 +135,21 @@ final class SpringBenchReport {
         contenderTable(md, "Locks", LOCKS, LockAnnotationBenchmark.CONTENDERS);
         contenderTable(md, "Rate limiters", RATE_LIMITS, RateLimitAnnotationBenchmark.CONTENDERS);
         md.append("### Comparisons (median of the per-round ratios of calls/s; above 1 the first is faster)\n\n")
-                .append("| Comparison | calls/s ratio | rounds min–max | extra µs per call (means) |\n")
-                .append("|---|---:|---:|---:|\n");
+                .append("| Comparison | calls/s ratio | rounds min–max | extra µs per call (means) |"
+                        + " extra client CPU µs per call |\n")
+                .append("|---|---:|---:|---:|---:|\n");
         for (Comparison c : COMPARISONS) {
             List<Double> ratios = ratios(c);
             if (ratios.isEmpty()) {
-                md.append("| ").append(c.label()).append(" | not measured | | |\n");
+                md.append("| ").append(c.label()).append(" | not measured | | | |\n");
                 continue;
             }
-            md.append(String.format(Locale.ROOT, "| %s | %.2fx | %.2f–%.2f | %+.1f |%n", c.label(), median(ratios),
-                    Collections.min(ratios), Collections.max(ratios), median(extraMicros(c))));
+            List<Double> extraCpu = paired(c, (top, bottom) -> top.costs() == null || bottom.costs() == null ? null
+                    : top.costs().clientCpuMicros() - bottom.costs().clientCpuMicros());
+            md.append(String.format(Locale.ROOT, "| %s | %.2fx | %.2f–%.2f | %+.1f | %s |%n", c.label(),
+                    median(ratios), Collections.min(ratios), Collections.max(ratios),
+                    median(paired(c, (top, bottom) -> top.meanMicros() - bottom.meanMicros())),
+                    extraCpu.isEmpty() ? "?" : String.format(Locale.ROOT, "%+.1f", median(extraCpu))));
         }
         md.append('\n');
         if (!result.anomalies.isEmpty()) {
@@ -151,25 +162,35 @@ final class SpringBenchReport {
 
     private void contenderTable(StringBuilder md, String title, String benchmark, List<String> contenders) {
         md.append("### ").append(title).append(" (medians over rounds)\n\n")
-                .append("| Contender | calls/s | rounds min–max | mean µs | p50 µs | p99 µs | Redis cmds/call |"
+                .append("| Contender | calls/s | rounds min–max | mean µs | p50 µs | p99 µs | client CPU µs/call |"
+                        + " Redis CPU µs/call | Redis cmds/call |"
                         + " commands per call (commandstats, incl. inside scripts) |\n")
-                .append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (String contender : contenders) {
             List<Measurement> rounds = of(benchmark, contender);
             if (rounds.isEmpty()) {
-                md.append("| ").append(contender).append(" | failed | | | | | | |\n");
+                md.append("| ").append(contender).append(" | failed | | | | | | | | |\n");
                 continue;
             }
             List<Double> perSecond = values(rounds, Measurement::callsPerSecond);
-            Measurement.Commands commands = rounds.get(rounds.size() - 1).commands();
-            md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f–%,.0f | %.1f | %.1f | %.1f | %s | %s |%n",
-                    contender, median(perSecond), Collections.min(perSecond), Collections.max(perSecond),
+            List<Measurement.Costs> costs = rounds.stream().map(Measurement::costs).filter(Objects::nonNull).toList();
+            md.append(String.format(Locale.ROOT, "| %s | %,.0f | %,.0f–%,.0f | %.1f | %.1f | %.1f"
+                    + " | %s | %s | %s | %s |%n", contender, median(perSecond), Collections.min(perSecond),
+                    Collections.max(perSecond),
                     median(values(rounds, Measurement::meanMicros)), median(values(rounds, Measurement::p50Micros)),
                     median(values(rounds, Measurement::p99Micros)),
-                    commands == null ? "?" : String.format(Locale.ROOT, "%.2f", commands.perCall()),
-                    commands == null ? "" : commands.breakdown()));
+                    costMedian(costs, Measurement.Costs::clientCpuMicros, "%.1f"),
+                    costMedian(costs, Measurement.Costs::redisCpuMicros, "%.1f"),
+                    costMedian(costs, Measurement.Costs::commands, "%.2f"),
+                    costs.isEmpty() ? "" : costs.get(costs.size() - 1).breakdown()));
         }
         md.append('\n');
+    }
+
+    private static String costMedian(List<Measurement.Costs> costs, ToDoubleFunction<Measurement.Costs> field,
+                                     String format) {
+        return costs.isEmpty() ? "?" : String.format(Locale.ROOT, format,
+                median(costs.stream().map(c -> field.applyAsDouble(c)).toList()));
     }
 
     private static List<Double> values(List<Measurement> rounds, ToDoubleFunction<Measurement> field) {

@@ -120,17 +120,17 @@ final class SpringBenchRun {
         return order;
     }
 
-    /** The command count the trial of {@code contender} appended (the last, should there be several). */
-    private static Measurement.Commands commandsOf(Path statsFile, String benchmark, String contender)
-            throws IOException {
-        Measurement.Commands commands = null;
+    /** The costs the trial of {@code contender} appended (the last, should there be several). */
+    private static Measurement.Costs costsOf(Path statsFile, String benchmark, String contender) throws IOException {
+        Measurement.Costs costs = null;
         for (String line : Files.readAllLines(statsFile)) {
             String[] fields = line.split("\t", -1);
-            if (fields.length == 4 && fields[0].equals(benchmark) && fields[1].equals(contender)) {
-                commands = new Measurement.Commands(Double.parseDouble(fields[2]), fields[3]);
+            if (fields.length == 6 && fields[0].equals(benchmark) && fields[1].equals(contender)) {
+                costs = new Measurement.Costs(Double.parseDouble(fields[2]), fields[3], Double.parseDouble(fields[4]),
+                        Double.parseDouble(fields[5]));
             }
         }
-        return commands;
+        return costs;
     }
 
     /** The innermost cause, looking also into what JMH attaches as suppressed (the fork's own exceptions). */
@@ -166,14 +166,14 @@ final class SpringBenchRun {
         try {
             Files.writeString(statsFile, "");
             Collection<RunResult> runs = new Runner(options).run();
-            Measurement.Commands commands = commandsOf(statsFile, benchmark, contender);
+            Measurement.Costs costs = costsOf(statsFile, benchmark, contender);
             if (runs.isEmpty()) {
                 result.anomalies.add(benchmark + ", " + contender + ", round " + (round + 1) + ": no result");
             }
             for (RunResult run : runs) {
                 Statistics stats = run.getPrimaryResult().getStatistics();
                 result.measurements.add(new Measurement(benchmark, contender, round, stats.getMean(),
-                        stats.getPercentile(50), stats.getPercentile(99), stats.getN(), commands));
+                        stats.getPercentile(50), stats.getPercentile(99), stats.getN(), costs));
             }
         } catch (RunnerException | IOException | RuntimeException e) {
             result.anomalies.add(benchmark + ", " + contender + ", round " + (round + 1) + " failed: " + rootCause(e));

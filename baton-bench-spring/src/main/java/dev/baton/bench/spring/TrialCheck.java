@@ -1,6 +1,7 @@
 package dev.baton.bench.spring;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,23 +14,29 @@ import java.util.TreeMap;
 /**
  * Keeps a benchmark trial honest: counts its calls and, at the end, fails the trial if the work did not run once per
  * call (some calls were skipped, their lock not acquired) or if the calls did not reach Redis at least once each (the
- * annotation was not applied, so nothing was guarded). A failed trial reports no figure. It also records Redis
- * commands per call for the report. One thread.
+ * annotation was not applied, so nothing was guarded). A failed trial reports no figure. It also records, per call
+ * over the whole trial (warm-up included), the Redis commands, the CPU time of the benchmark JVM and that of the
+ * Redis server: on a shared machine CPU time moves less than wall time, since it does not count waiting for a core.
+ * One thread.
  */
 final class TrialCheck implements AutoCloseable {
     private final WorkCounter work;
     private final String contender;
     private final long runsBefore;
-    private final RedisCommandCount commands;
+    private final RedisStats redis;
     private final Map<String, Long> commandsBefore;
+    private final double redisCpuBefore;
+    private final long clientCpuBefore;
     private long calls;
 
     TrialCheck(WorkCounter work, String contender, String redisUri) {
         this.work = work;
         this.contender = contender;
         this.runsBefore = work.runs();
-        this.commands = new RedisCommandCount(redisUri);
-        this.commandsBefore = commands.snapshot();
+        this.redis = new RedisStats(redisUri);
+        this.commandsBefore = redis.commands();
+        this.redisCpuBefore = redis.cpuSeconds();
+        this.clientCpuBefore = processCpuNanos();
     }
 
     /** Counts one call. */
@@ -39,8 +46,8 @@ final class TrialCheck implements AutoCloseable {
 
     /**
      * Fails if the work did not run once per call or the calls sent Redis less than a command each; otherwise
-     * appends the commands per call to {@code statsFile}, if given, as one line: benchmark, contender, commands per
-     * call and the breakdown, tab-separated.
+     * appends the costs per call to {@code statsFile}, if given, as one line: benchmark, contender, commands per
+     * call, their breakdown, client CPU µs per call and Redis CPU µs per call, tab-separated.
      *
      * @param benchmark the benchmark's name in the report
      * @param statsFile where to append, or null
@@ -53,7 +60,9 @@ final class TrialCheck implements AutoCloseable {
                     + " times: some calls were skipped or ran unguarded");
         }
         Map<String, Long> sent = new TreeMap<>();
-        commands.snapshot().forEach((name, total) -> {
+        long clientCpu = processCpuNanos() - clientCpuBefore;
+        double redisCpu = redis.cpuSeconds() - redisCpuBefore;
+        redis.commands().forEach((name, total) -> {
             long delta = total - commandsBefore.getOrDefault(name, 0L);
             if (delta > 0) {
                 sent.put(name, delta);
@@ -70,7 +79,9 @@ final class TrialCheck implements AutoCloseable {
                     .forEach(e -> breakdown.add(String.format(Locale.ROOT, "%s %.2f", e.getKey(),
                             (double) e.getValue() / calls)));
             String line = String.join("\t", benchmark, contender,
-                    String.format(Locale.ROOT, "%.3f", (double) total / calls), breakdown.toString()) + "\n";
+                    String.format(Locale.ROOT, "%.3f", (double) total / calls), breakdown.toString(),
+                    String.format(Locale.ROOT, "%.3f", clientCpu / 1e3 / calls),
+                    String.format(Locale.ROOT, "%.3f", redisCpu * 1e6 / calls)) + "\n";
             try {
                 Files.writeString(statsFile, line, StandardCharsets.UTF_8, StandardOpenOption.CREATE,
                         StandardOpenOption.APPEND);
@@ -80,8 +91,14 @@ final class TrialCheck implements AutoCloseable {
         }
     }
 
+    /** The CPU time of this whole JVM: the calling thread, the clients' event loops, JIT and GC. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+                .getProcessCpuTime();
+    }
+
     @Override
     public void close() {
-        commands.close();
+        redis.close();
     }
 }
