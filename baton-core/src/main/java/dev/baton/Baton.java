@@ -5,6 +5,7 @@ import dev.baton.internal.ratelimit.RedisRateLimiter;
 import dev.baton.internal.runtime.BatonRuntime;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -197,6 +198,29 @@ public final class Baton implements AutoCloseable {
      */
     public LockInfo inspect(String name) {
         return engine.inspect(name);
+    }
+
+    /**
+     * The locks this Baton holds right now, as this process believes (no Redis call): every thread-owned hold and
+     * every {@link Lease} not yet released or lost, with its kind, fencing token, hold count, holder thread, start
+     * and remaining lease. Meant for operators (the Spring Boot starter's Actuator endpoint lists them). Sorted by
+     * name, then token. Safe to call from any thread at any time; a closed Baton holds nothing.
+     *
+     * @return snapshots of the current holds, possibly empty
+     */
+    public List<HeldLock> heldLocks() {
+        return engine.heldLocks();
+    }
+
+    /**
+     * Checks that Redis answers and runs Baton's scripts: one read-only script call on a key of its own (it writes
+     * nothing), bounded by {@link BatonConfig#commandTimeout()}, so that it never hangs on an unreachable Redis. Needs
+     * no command beyond those of docs/acl.md. Never throws for a failure of Redis: the result says what went wrong.
+     *
+     * @return the check's result; {@link BatonHealth.Status#CLOSED} once this Baton is closed
+     */
+    public BatonHealth health() {
+        return engine.health();
     }
 
     /**

@@ -6,7 +6,9 @@ import java.time.Duration;
 /**
  * Receives what a {@link Baton} does, for metrics, tracing and audit: register one with
  * {@link BatonConfig.Builder#listener(BatonListener)}. Every method has an empty default, so a listener overrides
- * only what it needs, and later versions can add events without breaking it.
+ * only what it needs, and later versions can add events without breaking it. An event record may gain components
+ * in a later version (as the lock {@link LockType} and hold times were added); it keeps a constructor of its earlier
+ * shape.
  *
  * <pre>{@code
  * BatonConfig.builder().uri(uri).listener(new BatonListener() {
@@ -40,6 +42,17 @@ public interface BatonListener {
      * @param event the lock, its fencing token and how long the caller waited
      */
     default void lockAcquired(LockAcquired event) {
+    }
+
+    /**
+     * A wait for a lock ended without it: its wait time ran out, or a single try ({@code tryLock()} without a wait)
+     * found it held. Waits that failed (Redis unreachable, the Baton closed) or were cancelled are not reported here.
+     * A {@link Baton#multiLock multi-lock} reports it under the member whose wait ran out, and not when a single
+     * script found a member held before any wait began.
+     *
+     * @param event the lock, its kind and how long the caller waited
+     */
+    default void lockTimedOut(LockTimedOut event) {
     }
 
     /**
@@ -78,7 +91,8 @@ public interface BatonListener {
     }
 
     /**
-     * A rate limiter of this Baton decided (whether Redis or the limiter itself answered, and fail-open grants).
+     * A rate limiter of this Baton decided (whether Redis or the limiter itself answered, and fail-open grants), or
+     * answered a {@link RateLimiter#peek} ({@link RateLimitDecided#peek()}).
      *
      * @param event the limiter and its decision
      */
@@ -89,8 +103,17 @@ public interface BatonListener {
      * See {@link BatonListener#lockWaiting}.
      *
      * @param lock the lock's name
+     * @param type which kind of lock
      */
-    record LockWaiting(String lock) {
+    record LockWaiting(String lock, LockType type) {
+        /**
+         * An event of a plain lock, as before lock types were reported.
+         *
+         * @param lock the lock's name
+         */
+        public LockWaiting(String lock) {
+            this(lock, LockType.LOCK);
+        }
     }
 
     /**
@@ -100,8 +123,30 @@ public interface BatonListener {
      * @param fencingToken the hold's fencing token
      * @param holdCount    the hold count after this acquisition: 1 for a fresh one, more for a re-entry
      * @param waited       from the call to the grant (zero or close to it for an uncontended lock)
+     * @param type         which kind of lock
      */
-    record LockAcquired(String lock, long fencingToken, int holdCount, Duration waited) {
+    record LockAcquired(String lock, long fencingToken, int holdCount, Duration waited, LockType type) {
+        /**
+         * An event of a plain lock, as before lock types were reported.
+         *
+         * @param lock         the lock's name
+         * @param fencingToken the hold's fencing token
+         * @param holdCount    the hold count after this acquisition
+         * @param waited       from the call to the grant
+         */
+        public LockAcquired(String lock, long fencingToken, int holdCount, Duration waited) {
+            this(lock, fencingToken, holdCount, waited, LockType.LOCK);
+        }
+    }
+
+    /**
+     * See {@link BatonListener#lockTimedOut}.
+     *
+     * @param lock   the lock's name
+     * @param type   which kind of lock
+     * @param waited from the call until it gave up (zero or close to it for a single try)
+     */
+    record LockTimedOut(String lock, LockType type, Duration waited) {
     }
 
     /**
@@ -109,8 +154,19 @@ public interface BatonListener {
      *
      * @param lock         the lock's name
      * @param fencingToken the token of the hold that ended
+     * @param type         which kind of lock
+     * @param held         from the grant of the hold to its release, as this process measured it
      */
-    record LockReleased(String lock, long fencingToken) {
+    record LockReleased(String lock, long fencingToken, LockType type, Duration held) {
+        /**
+         * An event of a plain lock, as before lock types and hold times were reported (held: zero).
+         *
+         * @param lock         the lock's name
+         * @param fencingToken the token of the hold that ended
+         */
+        public LockReleased(String lock, long fencingToken) {
+            this(lock, fencingToken, LockType.LOCK, Duration.ZERO);
+        }
     }
 
     /**
@@ -119,8 +175,20 @@ public interface BatonListener {
      * @param lock      the lock's name
      * @param fromToken the token of the hold that ended
      * @param toToken   the token of the new hold
+     * @param type      which kind of lock (only exclusive, unordered locks are handed over locally)
+     * @param held      from the grant of the hold that ended to the handover, as this process measured it
      */
-    record LockHandedOver(String lock, long fromToken, long toToken) {
+    record LockHandedOver(String lock, long fromToken, long toToken, LockType type, Duration held) {
+        /**
+         * An event of a plain lock, as before lock types and hold times were reported (held: zero).
+         *
+         * @param lock      the lock's name
+         * @param fromToken the token of the hold that ended
+         * @param toToken   the token of the new hold
+         */
+        public LockHandedOver(String lock, long fromToken, long toToken) {
+            this(lock, fromToken, toToken, LockType.LOCK, Duration.ZERO);
+        }
     }
 
     /**
@@ -138,8 +206,19 @@ public interface BatonListener {
      * @param lock         the lock's name
      * @param fencingToken the token of the lost hold
      * @param reason       why it was lost
+     * @param type         which kind of lock
      */
-    record LeaseLost(String lock, long fencingToken, String reason) {
+    record LeaseLost(String lock, long fencingToken, String reason, LockType type) {
+        /**
+         * An event of a plain lock, as before lock types were reported.
+         *
+         * @param lock         the lock's name
+         * @param fencingToken the token of the lost hold
+         * @param reason       why it was lost
+         */
+        public LeaseLost(String lock, long fencingToken, String reason) {
+            this(lock, fencingToken, reason, LockType.LOCK);
+        }
     }
 
     /**
@@ -147,7 +226,17 @@ public interface BatonListener {
      *
      * @param limiter  the rate limiter's name
      * @param decision what it decided
+     * @param peek     true for a {@link RateLimiter#peek} (nothing was charged), false for an acquisition
      */
-    record RateLimitDecided(String limiter, RateLimitDecision decision) {
+    record RateLimitDecided(String limiter, RateLimitDecision decision, boolean peek) {
+        /**
+         * The decision of an acquisition, as before peeks were told apart.
+         *
+         * @param limiter  the rate limiter's name
+         * @param decision what it decided
+         */
+        public RateLimitDecided(String limiter, RateLimitDecision decision) {
+            this(limiter, decision, false);
+        }
     }
 }

@@ -53,6 +53,11 @@ class EventsIT {
         }
 
         @Override
+        public void lockTimedOut(LockTimedOut e) {
+            record(e);
+        }
+
+        @Override
         public void lockHandedOver(LockHandedOver e) {
             record(e);
         }
@@ -141,8 +146,11 @@ class EventsIT {
             long second = waiter.get(10, TimeUnit.SECONDS);
             await().atMost(Duration.ofSeconds(10)).until(() -> !recorder.of(BatonListener.LockHandedOver.class)
                     .isEmpty());
-            assertThat(recorder.of(BatonListener.LockHandedOver.class)).singleElement()
-                    .isEqualTo(new BatonListener.LockHandedOver("contended", first, second));
+            assertThat(recorder.of(BatonListener.LockHandedOver.class)).singleElement().satisfies(e -> {
+                assertThat(e).isEqualTo(new BatonListener.LockHandedOver("contended", first, second, LockType.LOCK,
+                        e.held()));
+                assertThat(e.held()).as("the first hold lasted until the waiter was seen").isPositive();
+            });
             assertThat(recorder.of(BatonListener.LockAcquired.class)).filteredOn(e -> e.fencingToken() == second)
                     .singleElement().satisfies(e -> assertThat(e.waited()).isPositive());
 
@@ -159,6 +167,53 @@ class EventsIT {
             }
             assertThat(recorder.of(BatonListener.RenewalFailed.class)).isNotEmpty()
                     .allSatisfy(e -> assertThat(e.holds()).isEqualTo(1));
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    @Test
+    void eventsNameTheKindOfLockHowLongAHoldLastedWaitsThatTimedOutAndPeeks() throws Exception {
+        Recorder recorder = new Recorder();
+        ExecutorService threads = Executors.newSingleThreadExecutor();
+        try (Baton baton = Baton.connect(config(recorder).build())) {
+            DistributedReadWriteLock rw = baton.readWriteLock("typed");
+            rw.writeLock().lock();
+            long writeStart = System.nanoTime();
+            Future<Boolean> tries = threads.submit(() -> {
+                DistributedLock read = baton.readWriteLock("typed").readLock();
+                boolean once = read.tryLock();                              // a single try: not acquired
+                boolean waited = read.tryLock(Duration.ofMillis(300));      // a wait that runs out
+                return once || waited;
+            });
+            assertThat(tries.get(20, TimeUnit.SECONDS)).isFalse();
+            rw.writeLock().unlock();
+            Duration writeHeldAtLeast = Duration.ofNanos(System.nanoTime() - writeStart);
+            Lease fair = baton.fairLock("typed").acquire(Duration.ZERO);
+            fair.release();
+            RateLimiter limiter = baton.rateLimiter("typed", RateLimit.of(1, Duration.ofHours(1)));
+            limiter.peek();
+            limiter.tryAcquire();
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> recorder.of(BatonListener.LockTimedOut.class).size() == 2
+                    && recorder.of(BatonListener.LockReleased.class).size() == 2);
+            assertThat(recorder.of(BatonListener.LockTimedOut.class)).allSatisfy(e -> {
+                assertThat(e.lock()).isEqualTo("typed");
+                assertThat(e.type()).isEqualTo(LockType.READ);
+            }).extracting(e -> e.waited().compareTo(Duration.ofMillis(300)) >= 0).containsExactly(false, true);
+            assertThat(recorder.of(BatonListener.LockWaiting.class)).singleElement()
+                    .satisfies(e -> assertThat(e.type()).isEqualTo(LockType.READ));
+            assertThat(recorder.of(BatonListener.LockAcquired.class)).extracting(BatonListener.LockAcquired::type)
+                    .containsExactly(LockType.WRITE, LockType.FAIR);
+            await().atMost(Duration.ofSeconds(10)).until(() ->
+                    recorder.of(BatonListener.RateLimitDecided.class).size() == 2);
+            assertThat(recorder.of(BatonListener.RateLimitDecided.class)).as("a peek charges nothing and says so")
+                    .extracting(BatonListener.RateLimitDecided::peek).containsExactly(true, false);
+            List<BatonListener.LockReleased> released = recorder.of(BatonListener.LockReleased.class);
+            assertThat(released).extracting(BatonListener.LockReleased::type)
+                    .containsExactly(LockType.WRITE, LockType.FAIR);
+            assertThat(released.get(0).held()).as("the write lock was held through both tries")
+                    .isGreaterThanOrEqualTo(Duration.ofMillis(300)).isLessThanOrEqualTo(writeHeldAtLeast.plusSeconds(1));
         } finally {
             threads.shutdownNow();
         }

@@ -428,11 +428,13 @@ class SemaphoreIT {
             await().atMost(LONG).until(() -> events.size() == 4);
             assertThat(events).containsExactly(
                     new BatonListener.LockAcquired("heard", released.fencingToken(), 1,
-                            ((BatonListener.LockAcquired) events.get(0)).waited()),
-                    new BatonListener.LockReleased("heard", released.fencingToken()),
+                            ((BatonListener.LockAcquired) events.get(0)).waited(), LockType.SEMAPHORE),
+                    new BatonListener.LockReleased("heard", released.fencingToken(), LockType.SEMAPHORE,
+                            ((BatonListener.LockReleased) events.get(1)).held()),
                     new BatonListener.LockAcquired("heard", expired.fencingToken(), 1,
-                            ((BatonListener.LockAcquired) events.get(2)).waited()),
-                    new BatonListener.LeaseLost("heard", expired.fencingToken(), "its lease ran out"));
+                            ((BatonListener.LockAcquired) events.get(2)).waited(), LockType.SEMAPHORE),
+                    new BatonListener.LeaseLost("heard", expired.fencingToken(), "its lease ran out",
+                            LockType.SEMAPHORE));
         }
     }
 

@@ -19,7 +19,10 @@ public class BatonProperties {
     /** Prefix of every Redis key Baton writes, so that applications sharing a Redis stay apart. */
     private String namespace;
 
-    /** How long one Redis command may take before Baton gives up on it with a clear exception. */
+    /**
+     * How long one Redis command may take before Baton gives up on it with a clear exception; unset:
+     * spring.data.redis.timeout if that is set, else Baton's default (3 s).
+     */
     private Duration commandTimeout;
 
     /** The lease the watchdog keeps renewing while a lock taken without a fixed lease is held. */
@@ -141,7 +144,7 @@ public class BatonProperties {
     /** Defaults of {@link DistributedLock} methods. */
     public static class Lock {
 
-        /** How long a {@code @DistributedLock} method waits for its lock when the annotation does not say. */
+        /** How long a @DistributedLock method waits for its lock when the annotation does not say. */
         private Duration waitTime = Duration.ofSeconds(30);
 
         /** @return the default wait */
@@ -158,14 +161,20 @@ public class BatonProperties {
     /** Defaults of {@link RateLimited} methods. */
     public static class RateLimit {
 
-        /** Whether a {@code @RateLimited} call goes ahead unchecked when Redis cannot answer, unless it says. */
+        /** Whether a @RateLimited call goes ahead unchecked when Redis cannot answer, unless it says. */
         private boolean failOpen;
 
-        /** Whether MVC and WebFlux answer a refused {@code @RateLimited} call with 429 and rate-limit headers. */
+        /** Whether MVC and WebFlux answer a refused @RateLimited call with 429 and rate-limit headers. */
         private boolean webResponses = true;
 
         /** How many limiters the registry keeps; the least recently used beyond that are dropped (and recreated). */
         private int maxLimiters = 10_000;
+
+        /**
+         * Longest time a rate-limit decision waits for Redis; unset: Baton's default (500 ms, or the command timeout if
+         * that is shorter). Not longer than the command timeout.
+         */
+        private Duration timeout;
 
         /** @return whether calls fail open by default */
         public boolean isFailOpen() {
@@ -196,6 +205,16 @@ public class BatonProperties {
         public void setMaxLimiters(int maxLimiters) {
             this.maxLimiters = maxLimiters;
         }
+
+        /** @return the rate-limit timeout, or null for Baton's default */
+        public Duration getTimeout() {
+            return timeout;
+        }
+
+        /** @param timeout the rate-limit timeout */
+        public void setTimeout(Duration timeout) {
+            this.timeout = timeout;
+        }
     }
 
     /** Micrometer metrics of Baton's events. */
@@ -206,7 +225,7 @@ public class BatonProperties {
 
         /**
          * How many distinct lock or limiter names get a tag value of their own; names beyond that are tagged
-         * {@code other}, so that per-user keys cannot flood the registry.
+         * other, so that per-user keys cannot flood the registry.
          */
         private int maxNames = 100;
 

@@ -303,7 +303,10 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         }
         switch (outcome) {
             case ACQUIRED -> result.complete(hold);
-            case TIMED_OUT -> result.complete(null);
+            case TIMED_OUT -> {
+                engine.timedOut(request);
+                result.complete(null);
+            }
             case FAILED -> result.completeExceptionally(engine.translate(failure));
             default -> result.cancel(false);
         }
@@ -327,7 +330,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (transition(ONLY_FIRST_TRY, State.QUEUED) == null) {
             return; // the deadline passed already
         }
-        engine.waiting(keys);
+        engine.waiting(request);
         // Register first, then look again: either the local holder's unlock (or the release message that wakes the
         // waiter ahead) sees us, or we see nobody ahead any more and try.
         CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
@@ -388,7 +391,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         if (transition(ONLY_FIRST_TRY, State.SUBSCRIBING) == null) {
             return CompletableFuture.completedFuture(null); // ended meanwhile
         }
-        engine.waiting(keys);
+        engine.waiting(request);
         boolean listeningWhenSent = epochSeen != -1;
         CompletableFuture<Void> subscription = engine.notifications().register(keys.channel(), this);
         if (listeningWhenSent && subscription.isDone() && !subscription.isCompletedExceptionally()) {

@@ -1,5 +1,6 @@
 package dev.baton.internal.lock;
 
+import dev.baton.LockType;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
@@ -99,6 +100,11 @@ final class FairLockDriver implements LockDriver {
     @Override
     public boolean localQueueing() {
         return false;
+    }
+
+    @Override
+    public LockType type() {
+        return LockType.FAIR;
     }
 
     /**

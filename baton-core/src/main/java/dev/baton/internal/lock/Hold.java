@@ -1,5 +1,9 @@
 package dev.baton.internal.lock;
 
+import dev.baton.HeldLock;
+import dev.baton.internal.runtime.Identity;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 
@@ -21,6 +25,10 @@ final class Hold {
     final String owner;
     final long token;
     final CompletableFuture<Void> lost = new CompletableFuture<>();
+    /** When the grant's try was sent, on the engine's ticker: the start of the hold time events report. */
+    final long acquiredAtNanos;
+    /** The holder description of the acquiring caller ({@code Identity.holderOfCallingThread()}), for snapshots. */
+    final String holder;
 
     private int count;
     private State state = State.HELD;
@@ -32,7 +40,9 @@ final class Hold {
     private ScheduledFuture<?> expiryTimer;
 
     Hold(LockDriver driver, LockKeys keys, String owner, long token, int count, boolean watchdog,
-         long expiresAtNanos) {
+         long expiresAtNanos, long acquiredAtNanos, String holder) {
+        this.acquiredAtNanos = acquiredAtNanos;
+        this.holder = holder;
         this.driver = driver;
         this.keys = keys;
         this.owner = owner;
@@ -143,6 +153,27 @@ final class Hold {
             expiryTimer.cancel(false);
             expiryTimer = null;
         }
+    }
+
+    /**
+     * What this hold looks like now, for operators: the wall-clock start is derived from the ticker, so the hot path
+     * never reads the wall clock.
+     */
+    HeldLock snapshot(long nowNanos, Instant wallNow) {
+        int holdCount;
+        boolean renewed;
+        long expiresAt;
+        synchronized (this) {
+            holdCount = count;
+            renewed = watchdog;
+            expiresAt = expiresAtNanos;
+        }
+        // "instance pid host thread-name": the thread's name may itself contain spaces
+        String[] parts = holder.split(" ", 4);
+        String thread = parts.length == 4 ? parts[3] : holder;
+        return new HeldLock(keys.name(), driver.type(), token, holdCount, thread, Identity.isLeaseOwner(owner),
+                wallNow.minusNanos(Math.max(0, nowNanos - acquiredAtNanos)),
+                Duration.ofNanos(Math.max(0, expiresAt - nowNanos)), renewed);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.baton.internal.lock;
 
+import dev.baton.LockType;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.Transport;
@@ -74,6 +75,11 @@ final class LockCalls implements LockDriver {
     @Override
     public boolean localQueueing() {
         return true;
+    }
+
+    @Override
+    public LockType type() {
+        return LockType.LOCK;
     }
 
     /** {@code lock-acquire.lua}: acquire or re-enter; marks the lock as waited for if the caller will wait. */

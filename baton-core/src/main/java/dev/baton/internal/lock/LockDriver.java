@@ -1,6 +1,7 @@
 package dev.baton.internal.lock;
 
 import dev.baton.LockInfo;
+import dev.baton.LockType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -46,6 +47,9 @@ interface LockDriver {
      * Redis. False for shared holds (readers, permits) and for FIFO queues, whose order a local shortcut would break.
      */
     boolean localQueueing();
+
+    /** Which kind of lock this driver serves, as events and {@code HeldLock} snapshots name it. */
+    LockType type();
 
     /**
      * Called before a thread-owned attempt sends anything: throws {@link IllegalMonitorStateException} if this owner

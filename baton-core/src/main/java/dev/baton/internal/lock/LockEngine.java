@@ -7,6 +7,11 @@ import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
+import dev.baton.BatonException;
+import dev.baton.BatonHealth;
+import dev.baton.BatonUnavailableException;
+import dev.baton.HeldLock;
+import dev.baton.LockType;
 import dev.baton.BatonListener;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
@@ -16,7 +21,10 @@ import dev.baton.LockOptions;
 import dev.baton.ReplicaAcknowledgement;
 import dev.baton.ReplicaAcknowledgementException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
@@ -44,6 +52,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LockEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
+    /** The lock name {@link #health()} inspects: nobody needs to hold it; reading it proves the scripts run. */
+    private static final String HEALTH_PROBE = "baton-health-probe";
 
     private final BatonRuntime runtime;
     /** The runtime this engine started for itself ({@link #start(BatonConfig)}), closed with it; else null. */
@@ -177,6 +187,45 @@ public final class LockEngine implements AutoCloseable {
         return gateway.await(calls.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
     }
 
+    /** The holds of this engine still held, as snapshots; see {@code Baton.heldLocks()}. */
+    public List<HeldLock> heldLocks() {
+        long now = ticker.nanos();
+        Instant wallNow = Instant.now();
+        List<HeldLock> snapshot = new ArrayList<>();
+        for (Hold hold : live) {
+            if (hold.isHeld()) {
+                snapshot.add(hold.snapshot(now, wallNow));
+            }
+        }
+        snapshot.sort(Comparator.comparing(HeldLock::name).thenComparingLong(HeldLock::fencingToken));
+        return snapshot;
+    }
+
+    /**
+     * Runs the plain lock's read-only inspect script on a name of its own, bounded by the command timeout: it
+     * reaches Redis and needs Baton's scripts (sent by SHA, or loaded on NOSCRIPT); see {@code Baton.health()}.
+     */
+    public BatonHealth health() {
+        String endpoint = gateway.endpoint();
+        String topology = gateway.isCluster() ? "cluster"
+                : config.uri().startsWith("redis-sentinel") || config.uri().startsWith("rediss-sentinel") ? "sentinel"
+                : "standalone";
+        if (runtime.isClosed()) {
+            return BatonHealth.down(BatonHealth.Status.CLOSED, endpoint, topology, "this Baton is closed");
+        }
+        long start = ticker.nanos();
+        try {
+            gateway.await(calls.inspect(LockKeys.of(config.namespace(), HEALTH_PROBE)));
+            return BatonHealth.up(endpoint, topology, Duration.ofNanos(ticker.nanos() - start));
+        } catch (BatonUnavailableException e) {
+            return BatonHealth.down(BatonHealth.Status.UNREACHABLE, endpoint, topology, e.getMessage());
+        } catch (BatonException e) {
+            return BatonHealth.down(BatonHealth.Status.REFUSED, endpoint, topology, e.getMessage());
+        } catch (IllegalStateException e) { // closed meanwhile
+            return BatonHealth.down(BatonHealth.Status.CLOSED, endpoint, topology, e.getMessage());
+        }
+    }
+
     /** The driver of the plain reentrant lock. */
     LockDriver mutex() {
         return calls;
@@ -305,8 +354,9 @@ public final class LockEngine implements AutoCloseable {
         if (runtime.events().enabled()) {
             Duration waited = Duration.ofNanos(Math.max(0, ticker.nanos() - r.startedNanos()));
             String name = r.keys().name();
+            LockType type = r.driver().type();
             runtime.events().emit(l -> l.lockAcquired(new BatonListener.LockAcquired(name, grant.token(),
-                    grant.holdCount(), waited)));
+                    grant.holdCount(), waited, type)));
         }
         long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(r.leaseMillis());
         Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
@@ -320,7 +370,7 @@ public final class LockEngine implements AutoCloseable {
             lost(existing, "the lock was found deleted or owned by someone else at re-entry");
         }
         Hold hold = new Hold(r.driver(), r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(),
-                expiresAt);
+                expiresAt, grant.sentAtNanos(), r.holder());
         if (log.isDebugEnabled()) {
             log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
                     r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
@@ -488,7 +538,9 @@ public final class LockEngine implements AutoCloseable {
     /** The event and the log line of a hold released for the last time. */
     private void released(Hold hold) {
         if (runtime.events().enabled()) { // no lambda to allocate on the release path without a listener
-            runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(), hold.token)));
+            Duration held = heldSoFar(hold);
+            runtime.events().emit(l -> l.lockReleased(new BatonListener.LockReleased(hold.keys.name(), hold.token,
+                    hold.driver.type(), held)));
         }
         if (log.isDebugEnabled()) {
             log.debug("released lock '{}' (fencing token {})", hold.keys.name(), hold.token);
@@ -542,8 +594,9 @@ public final class LockEngine implements AutoCloseable {
             return 0;
         }
         if (runtime.events().enabled()) {
+            Duration held = heldSoFar(from);
             runtime.events().emit(l -> l.lockHandedOver(new BatonListener.LockHandedOver(from.keys.name(), from.token,
-                    token)));
+                    token, from.driver.type(), held)));
         }
         if (log.isDebugEnabled()) {
             log.debug("handed lock '{}' from {} to {} (fencing token {})", from.keys.name(), from.owner, next.owner(),
@@ -592,7 +645,8 @@ public final class LockEngine implements AutoCloseable {
         if (hold.markLost(reason)) {
             log.warn("lost lock '{}' (fencing token {}, owner {}): {}", hold.keys.name(), hold.token, hold.owner,
                     reason);
-            runtime.events().emit(l -> l.leaseLost(new BatonListener.LeaseLost(hold.keys.name(), hold.token, reason)));
+            runtime.events().emit(l -> l.leaseLost(new BatonListener.LeaseLost(hold.keys.name(), hold.token, reason,
+                    hold.driver.type())));
             completeForUser(() -> hold.lost.complete(null));
         }
     }
@@ -628,10 +682,25 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** A caller found the lock held and waits: for the listener. */
-    void waiting(LockKeys keys) {
+    void waiting(AcquireRequest r) {
         if (runtime.events().enabled()) {
-            runtime.events().emit(l -> l.lockWaiting(new BatonListener.LockWaiting(keys.name())));
+            runtime.events().emit(l -> l.lockWaiting(new BatonListener.LockWaiting(r.keys().name(),
+                    r.driver().type())));
         }
+    }
+
+    /** A wait ran out, or a single try found the lock held: for the listener. */
+    void timedOut(AcquireRequest r) {
+        if (runtime.events().enabled()) {
+            Duration waited = Duration.ofNanos(Math.max(0, ticker.nanos() - r.startedNanos()));
+            runtime.events().emit(l -> l.lockTimedOut(new BatonListener.LockTimedOut(r.keys().name(),
+                    r.driver().type(), waited)));
+        }
+    }
+
+    /** How long a hold has lasted, by the engine's ticker: for the events that end it. */
+    private Duration heldSoFar(Hold hold) {
+        return Duration.ofNanos(Math.max(0, ticker.nanos() - hold.acquiredAtNanos));
     }
 
     /** A renewal round failed: for the listener. */

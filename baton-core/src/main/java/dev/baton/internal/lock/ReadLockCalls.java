@@ -1,6 +1,8 @@
 package dev.baton.internal.lock;
 
 import dev.baton.internal.transport.Script;
+
+import dev.baton.LockType;
 import dev.baton.internal.transport.Transport;
 
 import io.lettuce.core.ScriptOutputType;
@@ -13,6 +15,11 @@ import java.util.concurrent.CompletableFuture;
  * admitted while no other owner holds the write side and no writer waits ({@code rw-read-acquire.lua}).
  */
 final class ReadLockCalls extends ReadWriteCalls {
+
+    @Override
+    public LockType type() {
+        return LockType.READ;
+    }
     static final Script ACQUIRE = Script.load("rw-read-acquire", "owns", "mint-token", "notify", "rw-state");
     static final Script RELEASE = Script.load("rw-read-release", "owns", "notify", "rw-state");
 

@@ -1,5 +1,6 @@
 package dev.baton.internal.lock;
 
+import dev.baton.LockType;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
@@ -80,6 +81,11 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
     @Override
     public boolean localQueueing() {
         return false;
+    }
+
+    @Override
+    public LockType type() {
+        return LockType.SEMAPHORE;
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.baton.internal.lock;
 
 import dev.baton.internal.transport.Script;
+
+import dev.baton.LockType;
 import dev.baton.internal.transport.Transport;
 
 import io.lettuce.core.ScriptOutputType;
@@ -14,6 +16,11 @@ import java.util.concurrent.CompletableFuture;
  * and it withdraws the intent when it gives up ({@link #abandon}).
  */
 final class WriteLockCalls extends ReadWriteCalls {
+
+    @Override
+    public LockType type() {
+        return LockType.WRITE;
+    }
     static final Script ACQUIRE = Script.load("rw-write-acquire", "owns", "mint-token", "notify", "rw-state");
     static final Script RELEASE = Script.load("rw-write-release", "owns", "notify", "rw-state");
     static final Script ABANDON = Script.load("rw-write-abandon", "notify", "rw-state");

@@ -155,23 +155,23 @@ public final class RedisRateLimiter implements RateLimiter {
         long sent = runtime.ticker().nanos();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
-            return decided(known);
+            return decided(known, take);
         }
         List<Object> raw;
         try {
             raw = runtime.gateway().await(send(take, permits, maxWaitMicros), runtime.rateLimitTimeout());
         } catch (BatonUnavailableException e) {
-            return decided(unreachable(e));
+            return decided(unreachable(e), take);
         }
         runtime.outage().answered();
-        return decided(read(raw, permits, sent));
+        return decided(read(raw, permits, sent), take);
     }
 
-    /** Tells the listener, if any, about a decision, and passes it on. */
-    private RateLimitCall.Reply decided(RateLimitCall.Reply reply) {
+    /** Tells the listener, if any, about a decision (a peek when not {@code take}), and passes it on. */
+    private RateLimitCall.Reply decided(RateLimitCall.Reply reply, boolean take) {
         if (runtime.events().enabled()) {
             RateLimitDecision d = reply.decision();
-            runtime.events().emit(l -> l.rateLimitDecided(new BatonListener.RateLimitDecided(name, d)));
+            runtime.events().emit(l -> l.rateLimitDecided(new BatonListener.RateLimitDecided(name, d, !take)));
         }
         return reply;
     }
@@ -181,17 +181,17 @@ public final class RedisRateLimiter implements RateLimiter {
         long sent = runtime.ticker().nanos();
         RateLimitCall.Reply known = knownAnswer(take, permits, maxWaitMicros, sent);
         if (known != null) {
-            return CompletableFuture.completedFuture(decided(known));
+            return CompletableFuture.completedFuture(decided(known, take));
         }
         return runtime.gateway().within(send(take, permits, maxWaitMicros), runtime.rateLimitTimeout())
                 .handle((raw, failure) -> {
                     if (failure == null) {
                         runtime.outage().answered();
-                        return decided(read(raw, permits, sent));
+                        return decided(read(raw, permits, sent), take);
                     }
                     RuntimeException e = runtime.gateway().translate(failure);
                     if (e instanceof BatonUnavailableException u) {
-                        return decided(unreachable(u));
+                        return decided(unreachable(u), take);
                     }
                     throw e;
                 });

@@ -1,20 +1,34 @@
 package dev.baton.spring.autoconfigure;
 
 import dev.baton.Baton;
-import dev.baton.BatonConfig;
+import dev.baton.BatonListener;
+import dev.baton.spring.BatonConfigCustomizer;
 import dev.baton.spring.BatonProperties;
+import io.lettuce.core.resource.ClientResources;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
+import org.springframework.boot.ssl.SslBundles;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Auto-configures one {@link Baton} from {@code spring.data.redis.*} and {@code baton.*}, unless the application
- * defines its own {@code Baton} bean. (First cut: standalone Redis from url or host and port.)
+ * Auto-configures one {@link Baton} from the application's {@code spring.data.redis.*} and {@code baton.*}, unless the
+ * application defines its own {@code Baton} bean or sets {@code baton.enabled=false}.
+ *
+ * <p>Where to connect comes from Boot's {@link DataRedisConnectionDetails} bean when there is one (what
+ * {@code spring.data.redis.*} and service connections such as Testcontainers provide), else straight from
+ * {@link DataRedisProperties}: one server, Sentinel or Cluster, credentials, TLS from an SSL bundle or the JVM's
+ * trust store. Baton shares the application's Lettuce {@link ClientResources} when the context has exactly one, and
+ * never shuts them down. Every {@link BatonListener} bean hears Baton's events (one that throws does not silence the
+ * others), and {@link BatonConfigCustomizer} beans adjust the configuration last. Baton connects while the context
+ * starts, so an unreachable Redis or a refused password fails the start with Baton's message; it is closed with the
+ * context.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnClass(Baton.class)
@@ -22,28 +36,34 @@ import org.springframework.context.annotation.Bean;
 @EnableConfigurationProperties({BatonProperties.class, DataRedisProperties.class})
 public class BatonAutoConfiguration {
 
+    /** Creates the configuration; Spring instantiates it. */
+    public BatonAutoConfiguration() {
+    }
+
     /**
-     * The application's Baton, closed with the context.
+     * The application's Baton, closed with the context (held locks then expire with their lease).
      *
-     * @param redis where to connect
-     * @param baton how to tune Baton
-     * @return the Baton
+     * @param baton             {@code baton.*}
+     * @param redis             {@code spring.data.redis.*}
+     * @param connectionDetails Boot's connection details, when defined
+     * @param sslBundles        the application's SSL bundles, when defined
+     * @param clientResources   the application's Lettuce resources, shared when there is exactly one
+     * @param listeners         every listener bean, in order
+     * @param customizers       every customizer bean, in order
+     * @return the connected Baton
      */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public Baton baton(DataRedisProperties redis, BatonProperties baton) {
-        String uri = redis.getUrl() != null ? redis.getUrl()
-                : "redis://" + redis.getHost() + ":" + redis.getPort() + "/" + redis.getDatabase();
-        BatonConfig.Builder builder = BatonConfig.builder().uri(uri);
-        if (redis.getPassword() != null) {
-            builder.password(redis.getPassword().toCharArray());
-        }
-        if (redis.getUsername() != null) {
-            builder.username(redis.getUsername());
-        }
-        if (baton.getNamespace() != null) {
-            builder.namespace(baton.getNamespace());
-        }
-        return Baton.connect(builder.build());
+    public Baton baton(BatonProperties baton, DataRedisProperties redis,
+                       ObjectProvider<DataRedisConnectionDetails> connectionDetails,
+                       ObjectProvider<SslBundles> sslBundles, ObjectProvider<ClientResources> clientResources,
+                       ObjectProvider<BatonListener> listeners, ObjectProvider<BatonConfigCustomizer> customizers) {
+        PropertiesConnectionDetails fromProperties = new PropertiesConnectionDetails(redis,
+                sslBundles.getIfAvailable());
+        DataRedisConnectionDetails details = connectionDetails.getIfAvailable(() -> fromProperties);
+        boolean tlsWithoutBundle = redis.getSsl().isEnabled() || fromProperties.urlUsesTls();
+        return Baton.connect(BatonConfigFactory.create(details, tlsWithoutBundle, redis, baton,
+                clientResources.getIfUnique(), listeners.orderedStream().toList(),
+                customizers.orderedStream().toList()));
     }
 }

@@ -1,0 +1,18 @@
+package dev.baton;
+
+/**
+ * Which kind of Baton lock an event or a {@link HeldLock} concerns, so that metrics and operators can tell a fair
+ * lock's waits from a plain lock's, or a reader's from a writer's.
+ */
+public enum LockType {
+    /** The plain reentrant lock of {@link Baton#lock(String)}; also each member of a {@link Baton#multiLock}. */
+    LOCK,
+    /** The fair lock of {@link Baton#fairLock(String)}. */
+    FAIR,
+    /** The shared side of a {@link Baton#readWriteLock(String) read-write lock}. */
+    READ,
+    /** The exclusive side of a {@link Baton#readWriteLock(String) read-write lock}. */
+    WRITE,
+    /** Permits of a {@link Baton#semaphore(String, int) semaphore}. */
+    SEMAPHORE
+}
