@@ -1,0 +1,160 @@
+package dev.baton.bench.spring;
+
+import dev.baton.test.RedisServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.springframework.boot.SpringBootVersion;
+
+/**
+ * The entry point of the Spring benchmarks: {@code java -jar baton-bench-spring/target/benchmarks.jar}. Starts one
+ * redis-server through baton-test, runs {@link LockAnnotationBenchmark} and {@link RateLimitAnnotationBenchmark} in
+ * rounds ({@link SpringBenchRun}), and prints a Markdown report ({@link SpringBenchReport}), also written to
+ * {@code spring-benchmark-results.md} next to the jar.
+ *
+ * <p>Options: {@code --quick} (one short round: checks the harness, the figures mean nothing), {@code --rounds N}
+ * (3 by default), {@code --out FILE}.
+ */
+public final class SpringBenchMain {
+
+    /**
+     * What the command line asked for.
+     *
+     * @param plan how long to measure
+     * @param out  where to write the report
+     */
+    record Settings(SpringBenchRun.Plan plan, Path out) {
+
+        static Settings parse(String[] args) {
+            SpringBenchRun.Plan plan = SpringBenchRun.Plan.FULL;
+            Integer rounds = null;
+            Path out = defaultDirectory().resolve("spring-benchmark-results.md");
+            for (int i = 0; i < args.length; i++) {
+                switch (args[i]) {
+                    case "--quick" -> plan = SpringBenchRun.Plan.QUICK;
+                    case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
+                    case "--out" -> out = Path.of(value(args, ++i, "--out"));
+                    case "-h", "--help" -> {
+                        System.out.println("usage: java -jar baton-bench-spring/target/benchmarks.jar [--quick]"
+                                + " [--rounds N] [--out FILE]");
+                        System.exit(0);
+                    }
+                    default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
+                }
+            }
+            return new Settings(rounds == null ? plan : plan.withRounds(rounds), out);
+        }
+
+        private static String value(String[] args, int i, String option) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(option + " needs a value");
+            }
+            return args[i];
+        }
+    }
+
+    private SpringBenchMain() {
+    }
+
+    /**
+     * Runs the benchmarks.
+     *
+     * @param args the options above
+     * @throws IOException if the report cannot be written
+     */
+    public static void main(String[] args) throws IOException {
+        Settings settings = Settings.parse(args);
+        String markdown;
+        try (RedisServer server = RedisServer.start()) {
+            markdown = run(settings, server).markdown();
+        }
+        Path out = settings.out().toAbsolutePath();
+        Files.createDirectories(out.getParent());
+        Files.writeString(out, markdown, StandardCharsets.UTF_8);
+        System.out.println();
+        System.out.println(markdown);
+        log("report written to " + out);
+        System.exit(0); // client libraries may leave non-daemon threads behind
+    }
+
+    /**
+     * Runs the plan on {@code server} and makes the report.
+     *
+     * @param settings what to run
+     * @param server   the redis-server every contender uses
+     * @return the report, with the measurements
+     */
+    static SpringBenchReport run(Settings settings, RedisServer server) {
+        Map<String, String> header = new LinkedHashMap<>();
+        header.put("Date", Instant.now().truncatedTo(ChronoUnit.SECONDS).toString());
+        header.put("Machine", Runtime.getRuntime().availableProcessors() + " cores, shared with other builds;"
+                + " load average at the start " + loadAverage());
+        header.put("Redis", infoField(server.command("INFO", "server"), "redis_version") + " ("
+                + server.binary().path() + "), one server for every contender");
+        header.put("Libraries", "Spring Boot " + SpringBootVersion.getVersion()
+                + ", Lettuce " + mavenVersion("io.lettuce", "lettuce-core")
+                + ", ShedLock " + mavenVersion("net.javacrumbs.shedlock", "shedlock-core")
+                + ", Bucket4j " + mavenVersion("com.bucket4j", "bucket4j_jdk17-core")
+                + " (Jedis module " + mavenVersion("com.bucket4j", "bucket4j_jdk17-jedis") + ")"
+                + ", Bucket4j starter " + mavenVersion("com.giffing.bucket4j.spring.boot.starter",
+                        "bucket4j-spring-boot-starter")
+                + ", Jedis " + mavenVersion("redis.clients", "jedis")
+                + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core"));
+        header.put("Plan", settings.plan() + "; JMH SampleTime, 1 thread; calls/s = 1 / mean");
+        log("redis-server at " + server.uri() + "; " + settings.plan());
+        SpringBenchRun.Result result = SpringBenchRun.run(server.uri(), settings.plan());
+        header.put("Load average at the end", loadAverage());
+        return new SpringBenchReport(result, header);
+    }
+
+    static void log(String line) {
+        System.out.println("[baton-bench-spring] " + line);
+        System.out.flush();
+    }
+
+    private static String loadAverage() {
+        try {
+            List<String> fields = List.of(Files.readString(Path.of("/proc/loadavg")).trim().split("\\s+"));
+            return String.join(" ", fields.subList(0, 3));
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        }
+    }
+
+    private static String infoField(String info, String field) {
+        return info.lines().filter(line -> line.startsWith(field + ":"))
+                .map(line -> line.substring(field.length() + 1).trim()).findFirst().orElse("?");
+    }
+
+    /** A library's version from the {@code pom.properties} its jar (and so the shaded jar) carries. */
+    private static String mavenVersion(String group, String artifact) {
+        String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
+        try (InputStream in = SpringBenchMain.class.getResourceAsStream(resource)) {
+            Properties properties = new Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            return properties.getProperty("version", "?");
+        } catch (IOException e) {
+            return "?";
+        }
+    }
+
+    private static Path defaultDirectory() {
+        try {
+            Path location = Path.of(SpringBenchMain.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            return location.getParent() != null ? location.getParent() : Path.of(".");
+        } catch (URISyntaxException | RuntimeException e) {
+            return Path.of(".");
+        }
+    }
+}

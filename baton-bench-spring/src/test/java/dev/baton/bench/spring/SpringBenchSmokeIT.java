@@ -1,0 +1,110 @@
+package dev.baton.bench.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.test.RedisServer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Keeps the Spring benchmarks honest without measuring anything: every contender of both benchmarks runs one very
+ * short JMH fork (a Spring Boot application each, about two minutes in all) and must produce a figure, which it only
+ * does when each of its calls ran the work and reached Redis; and the check behind that refuses skipped or unguarded
+ * calls. No timing is asserted.
+ */
+class SpringBenchSmokeIT {
+    private static RedisServer server;
+
+    @BeforeAll
+    static void start() {
+        // JMH refuses to start while another JMH run holds /tmp/jmh.lock, so that two measurements never share the
+        // machine. This test checks that the harness works, not figures: a benchmark run beside it must not fail it.
+        System.setProperty("jmh.ignoreLock", "true");
+        server = RedisServer.start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    @Test
+    void everyContenderOfBothBenchmarksProducesAResult(@TempDir Path dir) {
+        SpringBenchMain.Settings settings = SpringBenchMain.Settings.parse(
+                new String[] {"--quick", "--out", dir.resolve("report.md").toString()});
+
+        SpringBenchReport report = SpringBenchMain.run(settings, server);
+
+        assertThat(report.anomalies()).isEmpty();
+        assertEveryContenderMeasured(report, SpringBenchRun.LOCKS, LockAnnotationBenchmark.CONTENDERS);
+        assertEveryContenderMeasured(report, SpringBenchRun.RATE_LIMITS, RateLimitAnnotationBenchmark.CONTENDERS);
+        for (SpringBenchReport.Comparison comparison : SpringBenchReport.COMPARISONS) {
+            assertThat(report.ratios(comparison)).as(comparison.label()).singleElement()
+                    .satisfies(ratio -> assertThat(ratio).isPositive());
+        }
+        assertThat(report.markdown()).contains("### Locks", "### Rate limiters", "### Comparisons",
+                "| baton-annotated |", "| shedlock |", "| bucket4j-starter |").doesNotContain("failed", "Anomalies");
+    }
+
+    private static void assertEveryContenderMeasured(SpringBenchReport report, String benchmark,
+                                                     List<String> contenders) {
+        for (String contender : contenders) {
+            String what = benchmark + ", " + contender;
+            assertThat(report.of(benchmark, contender)).as(what).singleElement().satisfies(m -> {
+                assertThat(m.callsPerSecond()).as(what + " calls/s").isPositive();
+                assertThat(m.p50Micros()).as(what + " p50").isPositive();
+                assertThat(m.calls()).as(what + " sampled calls").isPositive();
+                assertThat(m.costs()).as(what + " costs").isNotNull();
+                assertThat(m.costs().commands()).as(what + " Redis commands per call").isGreaterThanOrEqualTo(1.0);
+                assertThat(m.costs().clientCpuMicros()).as(what + " client CPU per call").isPositive();
+                assertThat(m.costs().redisCpuMicros()).as(what + " Redis CPU per call").isNotNegative();
+            });
+        }
+    }
+
+    @Test
+    void trialCheckRefusesSkippedWorkAndCallsThatNeverReachedRedis(@TempDir Path dir) throws Exception {
+        WorkCounter work = new WorkCounter();
+        try (TrialCheck skipped = new TrialCheck(work, "skipping", server.uri())) {
+            skipped.called();
+            skipped.called();
+            work.run();
+            assertThatThrownBy(() -> skipped.verify("locks", null)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("skipping: 2 calls but the work ran 1 times");
+        }
+        try (TrialCheck unguarded = new TrialCheck(work, "unguarded", server.uri())) {
+            unguarded.called();
+            work.run();
+            assertThatThrownBy(() -> unguarded.verify("locks", null)).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("unguarded: 1 calls sent Redis 0 commands");
+        }
+        Path stats = dir.resolve("stats.tsv");
+        try (TrialCheck guarded = new TrialCheck(work, "guarded", server.uri())) {
+            guarded.called();
+            work.run();
+            server.command("SET", "smoke:key", "1");
+            guarded.verify("locks", stats);
+        }
+        assertThat(Files.readString(stats)).startsWith("locks\tguarded\t1.000\tset 1.00\t").endsWith("\n")
+                .satisfies(line -> assertThat(line.split("\t")).hasSize(6));
+    }
+
+    @Test
+    void settingsAndRotation() {
+        SpringBenchMain.Settings settings = SpringBenchMain.Settings.parse(new String[] {"--rounds", "5"});
+        assertThat(settings.plan().rounds()).isEqualTo(5);
+        assertThat(settings.plan().measurementIterations())
+                .isEqualTo(SpringBenchRun.Plan.FULL.measurementIterations());
+        assertThatThrownBy(() -> SpringBenchMain.Settings.parse(new String[] {"--nope"}))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--nope");
+
+        assertThat(SpringBenchRun.rotated(List.of("a", "b", "c"), 1)).containsExactly("b", "c", "a");
+        assertThat(SpringBenchReport.median(List.of(3.0, 1.0, 2.0, 10.0))).isEqualTo(2.5);
+    }
+}
