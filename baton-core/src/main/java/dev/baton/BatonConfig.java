@@ -34,6 +34,9 @@ import java.util.function.Supplier;
 public final class BatonConfig {
     private final String uri;
     private final List<String> clusterSeeds;
+    private final List<String> redlockMasters;
+    private final double redlockDriftFactor;
+    private final Duration redlockMaxLease;
     private final String namespace;
     private final Duration watchdogLease;
     private final Duration commandTimeout;
@@ -55,8 +58,12 @@ public final class BatonConfig {
     private final ReplicaAcknowledgement replicaAcknowledgement;
 
     private BatonConfig(Builder b) {
-        this.uri = b.uri != null ? b.uri : b.clusterSeeds.get(0);
+        this.uri = b.uri != null ? b.uri : !b.clusterSeeds.isEmpty() ? b.clusterSeeds.get(0) : b.redlockMasters.get(0);
         this.clusterSeeds = b.clusterSeeds;
+        this.redlockMasters = b.redlockMasters;
+        this.redlockDriftFactor = b.redlockDriftFactor;
+        this.redlockMaxLease = b.redlockMaxLease != null ? b.redlockMaxLease
+                : (b.watchdogLease.compareTo(DEFAULT_REDLOCK_MAX_LEASE) > 0 ? b.watchdogLease : DEFAULT_REDLOCK_MAX_LEASE);
         this.namespace = b.namespace;
         this.watchdogLease = b.watchdogLease;
         this.commandTimeout = b.commandTimeout;
@@ -79,6 +86,9 @@ public final class BatonConfig {
         this.sslOptions = b.sslOptions;
         this.replicaAcknowledgement = b.replicaAcknowledgement;
     }
+
+    /** Default of {@link #redlockMaxLease()}, unless the watchdog lease is longer. */
+    private static final Duration DEFAULT_REDLOCK_MAX_LEASE = Duration.ofMinutes(1);
 
     /** Default of {@link #rateLimitTimeout()}, unless the command timeout is shorter. */
     private static final Duration DEFAULT_RATE_LIMIT_TIMEOUT = Duration.ofMillis(500);
@@ -112,6 +122,42 @@ public final class BatonConfig {
      */
     public List<String> clusterSeeds() {
         return clusterSeeds;
+    }
+
+    /**
+     * The URIs of the independent masters given to {@link Builder#redlock(String...)}, or empty if this Baton talks to
+     * one Redis (standalone, Sentinel or Cluster). With masters, {@link #uri()} is the first of them, and every lock of
+     * the Baton is a Redlock over all of them (see {@code docs/redlock.md}).
+     *
+     * @return the masters' URIs, in the order given
+     */
+    public List<String> redlockMasters() {
+        return redlockMasters;
+    }
+
+    /**
+     * How much of every Redlock lease is kept back for the masters' clocks running at different rates: a lock is
+     * counted as held for {@code lease - elapsed - (lease * driftFactor + 2 ms)}, where {@code elapsed} is the time
+     * from sending the acquisition to hearing a quorum grant it, measured on this process's monotonic clock. Default
+     * 0.01 (1%), as in the Redlock description; only used with {@link Builder#redlock(String...)}.
+     *
+     * @return the drift factor, from 0 (inclusive) to 0.5 (exclusive)
+     */
+    public double redlockDriftFactor() {
+        return redlockDriftFactor;
+    }
+
+    /**
+     * The longest lease a Redlock may be given, and so how long a master that came back from a restart without its
+     * data is kept out of every quorum: by then every lock it may have held has expired on the other masters too
+     * (the "delayed restart" rule; see {@code docs/redlock.md}). A longer lease is refused with
+     * {@link IllegalArgumentException} before anything is sent. Default: one minute, or the
+     * {@linkplain #watchdogLease() watchdog lease} if that is longer. Only used with {@link Builder#redlock(String...)}.
+     *
+     * @return the longest Redlock lease
+     */
+    public Duration redlockMaxLease() {
+        return redlockMaxLease;
     }
 
     /**
@@ -317,7 +363,10 @@ public final class BatonConfig {
 
     @Override
     public String toString() {
-        return "BatonConfig{" + (clusterSeeds.isEmpty() ? "uri=" + redactedUri(uri)
+        return "BatonConfig{" + (!redlockMasters.isEmpty()
+                ? "redlock=" + redlockMasters.stream().map(BatonConfig::redactedUri).toList()
+                        + ", redlockDriftFactor=" + redlockDriftFactor + ", redlockMaxLease=" + redlockMaxLease
+                : clusterSeeds.isEmpty() ? "uri=" + redactedUri(uri)
                 : "cluster=" + clusterSeeds.stream().map(BatonConfig::redactedUri).toList())
                 + ", namespace=" + namespace + ", watchdogLease=" + watchdogLease
                 + ", commandTimeout=" + commandTimeout + ", recheckInterval=" + recheckInterval
@@ -345,6 +394,9 @@ public final class BatonConfig {
     public static final class Builder {
         private String uri;
         private List<String> clusterSeeds = List.of();
+        private List<String> redlockMasters = List.of();
+        private double redlockDriftFactor = 0.01;
+        private Duration redlockMaxLease;
         private String namespace = "baton";
         private Duration watchdogLease = Duration.ofSeconds(30);
         private Duration commandTimeout = Duration.ofSeconds(3);
@@ -397,6 +449,51 @@ public final class BatonConfig {
                 Objects.requireNonNull(seedUris[i], "seedUris[" + i + "]");
             }
             this.clusterSeeds = List.of(seedUris);
+            return this;
+        }
+
+        /**
+         * Makes every lock of this Baton a Redlock over these independent masters: {@code redis://} or
+         * {@code rediss://} URIs of Redis servers that do not replicate to each other, an odd number of them, at least
+         * 3 (typically 3 or 5). A lock is held once a majority of them granted it in time; losing fewer than half of
+         * them loses no lock. Fencing tokens stay strictly increasing while a majority keeps its data. Only the
+         * plain lock ({@code Baton.lock}) runs on a quorum: fair, read-write and multi-locks, semaphores and rate
+         * limiters are refused with {@link UnsupportedOperationException}. Not together with {@link #uri(String)} or
+         * {@link #cluster(String...)}. All masters must carry the same credentials, or none (then give them to
+         * {@link #username} and {@link #password(char[])}). See {@code docs/redlock.md} for what it does and does not
+         * guarantee.
+         *
+         * @param masterUris the masters, an odd number of at least 3
+         * @return this builder
+         */
+        public Builder redlock(String... masterUris) {
+            Objects.requireNonNull(masterUris, "masterUris");
+            for (int i = 0; i < masterUris.length; i++) {
+                Objects.requireNonNull(masterUris[i], "masterUris[" + i + "]");
+            }
+            this.redlockMasters = List.of(masterUris);
+            return this;
+        }
+
+        /**
+         * See {@link BatonConfig#redlockDriftFactor()}; from 0 (inclusive) to 0.5 (exclusive).
+         *
+         * @param driftFactor the share of every Redlock lease kept back for clock drift
+         * @return this builder
+         */
+        public Builder redlockDriftFactor(double driftFactor) {
+            this.redlockDriftFactor = driftFactor;
+            return this;
+        }
+
+        /**
+         * See {@link BatonConfig#redlockMaxLease()}; positive, not shorter than the watchdog lease.
+         *
+         * @param maxLease the longest Redlock lease, and how long a master that lost its data is kept out
+         * @return this builder
+         */
+        public Builder redlockMaxLease(Duration maxLease) {
+            this.redlockMaxLease = Objects.requireNonNull(maxLease, "maxLease");
             return this;
         }
 
@@ -665,14 +762,27 @@ public final class BatonConfig {
          *         cluster
          */
         public BatonConfig build() {
-            if (uri != null && !clusterSeeds.isEmpty()) {
-                throw new IllegalArgumentException("give either uri(...) or cluster(...), not both");
+            if ((uri != null ? 1 : 0) + (clusterSeeds.isEmpty() ? 0 : 1) + (redlockMasters.isEmpty() ? 0 : 1) > 1) {
+                throw new IllegalArgumentException("give one of uri(...), cluster(...) or redlock(...), not several");
             }
-            if ((uri == null || uri.isBlank()) && clusterSeeds.isEmpty()) {
+            if ((uri == null || uri.isBlank()) && clusterSeeds.isEmpty() && redlockMasters.isEmpty()) {
                 throw new IllegalArgumentException("uri is required, e.g. redis://localhost:6379 (or cluster(...) with "
-                        + "the seed URIs of a Redis Cluster)");
+                        + "the seed URIs of a Redis Cluster, or redlock(...) with independent masters)");
             }
-            RedisAddress address = RedisAddress.parse(uri != null ? uri : clusterSeeds.get(0));
+            checkRedlock();
+            RedisAddress address = RedisAddress.parse(uri != null ? uri
+                    : !clusterSeeds.isEmpty() ? clusterSeeds.get(0) : redlockMasters.get(0));
+            for (String seed : redlockMasters) {
+                RedisAddress other = RedisAddress.parse(seed);
+                if (other.sentinel()) {
+                    throw new IllegalArgumentException("redlock masters are redis:// or rediss:// URIs of independent "
+                            + "servers, not redis-sentinel://: " + RedisAddress.redacted(seed));
+                }
+                if (other.tls() != address.tls() || other.hasCredentials() != address.hasCredentials()) {
+                    throw new IllegalArgumentException("redlock masters must all use the same scheme and all carry "
+                            + "credentials or none: " + RedisAddress.redacted(seed));
+                }
+            }
             for (String seed : clusterSeeds) {
                 RedisAddress other = RedisAddress.parse(seed);
                 if (other.sentinel()) {
@@ -724,6 +834,10 @@ public final class BatonConfig {
                 throw new IllegalArgumentException("fairnessThreshold must be zero (off) or at least 1 ms: "
                         + fairnessThreshold);
             }
+            if (replicaAcknowledgement != null && !redlockMasters.isEmpty()) {
+                throw new IllegalArgumentException("replicaAcknowledged(...) is not supported with redlock(...): a "
+                        + "Redlock's masters are independent and its safety comes from the majority, not from replicas");
+            }
             if (replicaAcknowledgement != null && !clusterSeeds.isEmpty()) {
                 throw new IllegalArgumentException("replicaAcknowledged(...) is not supported on a Redis Cluster: "
                         + "WAIT would have to reach the master of each lock's slot; use it with a standalone master "
@@ -734,6 +848,36 @@ public final class BatonConfig {
                         + ") must not be shorter than watchdogLease (" + watchdogLease + ")");
             }
             return new BatonConfig(this);
+        }
+
+        private void checkRedlock() {
+            if (redlockMasters.isEmpty()) {
+                if (redlockMaxLease != null) {
+                    throw new IllegalArgumentException("redlockMaxLease is for redlock(...) masters");
+                }
+                return;
+            }
+            if (redlockMasters.size() < 3 || redlockMasters.size() % 2 == 0) {
+                throw new IllegalArgumentException("redlock needs an odd number of masters, at least 3 (a majority of "
+                        + "an even number tolerates no more failures than one master fewer): got "
+                        + redlockMasters.size());
+            }
+            if (redlockMasters.stream().map(RedisAddress::parse).map(RedisAddress::endpoint).distinct().count()
+                    < redlockMasters.size()) {
+                throw new IllegalArgumentException("redlock masters must be distinct servers: the same host and port "
+                        + "is given twice");
+            }
+            if (!(redlockDriftFactor >= 0 && redlockDriftFactor < 0.5)) {
+                throw new IllegalArgumentException("redlockDriftFactor must be at least 0 and below 0.5: "
+                        + redlockDriftFactor);
+            }
+            if (redlockMaxLease != null) {
+                requirePositive(redlockMaxLease, "redlockMaxLease");
+                if (redlockMaxLease.compareTo(watchdogLease) < 0) {
+                    throw new IllegalArgumentException("redlockMaxLease (" + redlockMaxLease + ") must not be shorter "
+                            + "than watchdogLease (" + watchdogLease + ")");
+                }
+            }
         }
 
         private void checkTls(boolean tlsUri) {

@@ -264,19 +264,22 @@ final class LockCalls implements LockDriver {
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
         return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.counter()}).thenApply(r -> {
-                    long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
-                    if (r.get(0) == null) {
-                        return new LockInfo(keys.name(), Optional.empty(), lastToken);
-                    }
-                    String owner = (String) r.get(0);
-                    // "instance pid host thread-name", as Identity.holderOfCallingThread() wrote it
-                    String[] holder = ((String) r.get(3)).split(" ", 4);
-                    return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(holder[0], holder[2],
-                            Long.parseLong(holder[1]), holder.length > 3 ? holder[3] : "",
-                            Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
-                            Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
-                            lastToken);
-                });
+                new String[] {keys.lock(), keys.counter()}).thenApply(r -> lockInfo(keys, r));
+    }
+
+    /** Reads a reply of {@code lock-inspect.lua}, which also serves the Redlock on each of its masters. */
+    static LockInfo lockInfo(LockKeys keys, List<Object> r) {
+        long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
+        if (r.get(0) == null) {
+            return new LockInfo(keys.name(), Optional.empty(), lastToken);
+        }
+        String owner = (String) r.get(0);
+        // "instance pid host thread-name", as Identity.holderOfCallingThread() wrote it
+        String[] holder = ((String) r.get(3)).split(" ", 4);
+        return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(holder[0], holder[2],
+                Long.parseLong(holder[1]), holder.length > 3 ? holder[3] : "",
+                Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
+                Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
+                lastToken);
     }
 }

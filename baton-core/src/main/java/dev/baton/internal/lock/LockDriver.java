@@ -60,6 +60,23 @@ interface LockDriver {
     }
 
     /**
+     * Called before an attempt sends anything, with the lease it asks for: throws {@link IllegalArgumentException}
+     * (naming the lease) if this kind of lock cannot grant it. The default accepts every positive lease; the Redlock
+     * refuses leases longer than its masters' sit-out time.
+     */
+    default void checkLease(long leaseMillis) {
+    }
+
+    /**
+     * For how long after an acquisition or renewal was sent a hold of {@code leaseMillis} counts as held here. The
+     * default is the lease itself (a single Redis counts it from when the command arrived, which is after it was
+     * sent); the Redlock keeps back an allowance for the masters' clocks drifting apart.
+     */
+    default long validityMillis(long leaseMillis) {
+        return leaseMillis;
+    }
+
+    /**
      * The longest a waiting attempt may sleep before its next try, in nanoseconds from now, whatever the last reply
      * said and even if it has not tried yet (queued behind a local holder); {@link Long#MAX_VALUE} for no limit of the
      * driver's own (the engine's re-check interval and the reply's pttl still apply). The default has none; the plain

@@ -4,6 +4,7 @@ import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Require;
 import dev.baton.internal.runtime.Ticker;
+import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
@@ -73,6 +74,10 @@ public final class LockEngine implements AutoCloseable {
     /** Every hold not yet ended, of every driver: what {@link #endEverything} must tell when the Baton closes. */
     private final Set<Hold> live = ConcurrentHashMap.newKeySet();
     private final LockCalls calls;
+    /** The plain lock's driver: {@link #calls}, or a {@link RedlockDriver} on independent masters. */
+    private final LockDriver mutex;
+    /** Why this Baton runs only plain locks (it is a Redlock), or null if it runs every kind. */
+    private final String plainOnly;
     private final ReadLockCalls readCalls;
     private final WriteLockCalls writeCalls;
     private final FairLockDriver fair;
@@ -93,6 +98,13 @@ public final class LockEngine implements AutoCloseable {
         this.recheckNanos = config.recheckInterval().toNanos();
         this.calls = new LockCalls(gateway, config.fencingTokenRetention(), ticker, config.fairnessThreshold(),
                 config.recheckInterval());
+        if (gateway instanceof QuorumTransport masters) {
+            this.mutex = new RedlockDriver(masters, config, ticker);
+            this.plainOnly = "only plain locks run on Redlock masters (BatonConfig.redlock): see docs/redlock.md";
+        } else {
+            this.mutex = calls;
+            this.plainOnly = null;
+        }
         this.readCalls = new ReadLockCalls(gateway, config.fencingTokenRetention());
         this.writeCalls = new WriteLockCalls(gateway, config.fencingTokenRetention(), readCalls,
                 config.recheckInterval());
@@ -133,18 +145,23 @@ public final class LockEngine implements AutoCloseable {
         Objects.requireNonNull(options, "options");
         checkOpen();
         ReplicaAcknowledgement ack = options.replicaAcknowledgement(config).orElse(null);
+        if (ack != null && plainOnly != null) {
+            throw new UnsupportedOperationException("lock '" + name + "': replica-acknowledged locks are not supported "
+                    + "on Redlock masters, whose safety comes from the majority; use LockOptions.unacknowledged()");
+        }
         if (ack != null && gateway.isCluster()) {
             throw new UnsupportedOperationException("lock '" + name + "': replica-acknowledged locks are not supported "
                     + "on a Redis Cluster (WAIT would have to reach the master of the lock's hash slot); use "
                     + "LockOptions.unacknowledged() there");
         }
-        return new RedisDistributedLock(this, calls, keys, ack);
+        return new RedisDistributedLock(this, mutex, keys, ack);
     }
 
     /** The fair lock of this name (see {@link FairLockDriver}). */
     public DistributedLock fairLock(String name) {
         LockKeys keys = FairLockDriver.keys(config.namespace(), Require.lockName(name));
         checkOpen();
+        plainLocksOnly("fair lock '" + name + "'", "its queue");
         return new RedisDistributedLock(this, fair, keys, null);
     }
 
@@ -155,6 +172,7 @@ public final class LockEngine implements AutoCloseable {
     public DistributedReadWriteLock readWriteLock(String name) {
         LockKeys keys = ReadWriteCalls.keys(config.namespace(), Require.lockName(name));
         checkOpen();
+        plainLocksOnly("read-write lock '" + name + "'", "its readers and writer intents");
         return new RedisReadWriteLock(this, readCalls, writeCalls, keys);
     }
 
@@ -163,6 +181,7 @@ public final class LockEngine implements AutoCloseable {
         LockKeys keys = SemaphoreCalls.keys(config.namespace(), Require.lockName(name));
         Require.positive(permits, "permits");
         checkOpen();
+        plainLocksOnly("semaphore '" + name + "'", "its holders, queue and total");
         return new RedisSemaphore(this, SemaphoreCalls.of(gateway, config, permits), keys);
     }
 
@@ -175,6 +194,7 @@ public final class LockEngine implements AutoCloseable {
     public DistributedLock multiLock(String... names) {
         MultiLockMembers members = MultiLockMembers.of(config.namespace(), gateway.isCluster(), names);
         checkOpen();
+        plainLocksOnly("multi-lock '" + members.name() + "'", "the locks it takes together in one script");
         if (config.replicaAcknowledgement().isPresent()) {
             throw new UnsupportedOperationException("multi-lock '" + members.name() + "': replica acknowledgement "
                     + "(BatonConfig.replicaAcknowledgement) is not supported by multi-locks");
@@ -184,7 +204,7 @@ public final class LockEngine implements AutoCloseable {
 
     public LockInfo inspect(String name) {
         checkOpen();
-        return gateway.await(calls.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
+        return gateway.await(mutex.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
     }
 
     /** The holds of this engine still held, as snapshots; see {@code Baton.heldLocks()}. */
@@ -207,7 +227,7 @@ public final class LockEngine implements AutoCloseable {
      */
     public BatonHealth health() {
         String endpoint = gateway.endpoint();
-        String topology = gateway.isCluster() ? "cluster"
+        String topology = plainOnly != null ? "redlock" : gateway.isCluster() ? "cluster"
                 : config.uri().startsWith("redis-sentinel") || config.uri().startsWith("rediss-sentinel") ? "sentinel"
                 : "standalone";
         if (runtime.isClosed()) {
@@ -215,7 +235,7 @@ public final class LockEngine implements AutoCloseable {
         }
         long start = ticker.nanos();
         try {
-            gateway.await(calls.inspect(LockKeys.of(config.namespace(), HEALTH_PROBE)));
+            gateway.await(mutex.inspect(LockKeys.of(config.namespace(), HEALTH_PROBE)));
             return BatonHealth.up(endpoint, topology, Duration.ofNanos(ticker.nanos() - start));
         } catch (BatonUnavailableException e) {
             return BatonHealth.down(BatonHealth.Status.UNREACHABLE, endpoint, topology, e.getMessage());
@@ -228,7 +248,21 @@ public final class LockEngine implements AutoCloseable {
 
     /** The driver of the plain reentrant lock. */
     LockDriver mutex() {
-        return calls;
+        return mutex;
+    }
+
+    /**
+     * Refuses a kind of lock on Redlock masters, before any Redis call.
+     *
+     * @param what  the lock, for the message
+     * @param state what of it would have to live on a quorum
+     * @throws UnsupportedOperationException on Redlock masters
+     */
+    private void plainLocksOnly(String what, String state) {
+        if (plainOnly != null) {
+            throw new UnsupportedOperationException(what + " cannot run on Redlock masters: " + state + " would have "
+                    + "to be agreed by a majority of independent masters, which Baton does not do; " + plainOnly);
+        }
     }
 
     /** This Baton's namespace, the first part of every key. */
@@ -259,7 +293,7 @@ public final class LockEngine implements AutoCloseable {
      */
     AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
                            boolean threadOwned, ReplicaAcknowledgement ack) {
-        return attempt(calls, keys, owner, 1, leaseMillis, watchdogLease, waitNanos, threadOwned, ack);
+        return attempt(mutex, keys, owner, 1, leaseMillis, watchdogLease, waitNanos, threadOwned, ack);
     }
 
     /**
@@ -283,6 +317,7 @@ public final class LockEngine implements AutoCloseable {
                            long leaseMillis, boolean watchdogLease, long waitNanos, boolean threadOwned,
                            ReplicaAcknowledgement ack) {
         checkOpen();
+        driver.checkLease(leaseMillis);
         if (threadOwned) {
             driver.checkThreadOwner(this, keys, owner);
         }
@@ -358,7 +393,8 @@ public final class LockEngine implements AutoCloseable {
             runtime.events().emit(l -> l.lockAcquired(new BatonListener.LockAcquired(name, grant.token(),
                     grant.holdCount(), waited, type)));
         }
-        long expiresAt = grant.sentAtNanos() + TimeUnit.MILLISECONDS.toNanos(r.leaseMillis());
+        long expiresAt = grant.sentAtNanos()
+                + TimeUnit.MILLISECONDS.toNanos(r.driver().validityMillis(r.leaseMillis()));
         Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
         if (existing != null && existing.isHeld()) {
             if (existing.token == grant.token()) {

@@ -130,7 +130,7 @@ final class Watchdog {
                 Hold h = batch.get(i);
                 if (renewed[i]) {
                     count++;
-                    h.renewed(sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis));
+                    h.renewed(sentAt + TimeUnit.MILLISECONDS.toNanos(h.driver.validityMillis(leaseMillis)));
                 } else {
                     engine.lost(h, "the lock was found deleted or owned by someone else at renewal "
                             + "(expired, force-unlocked, or lost by Redis)");

@@ -50,6 +50,13 @@ public final class RedisRateLimiter implements RateLimiter {
             Objects.requireNonNull(limits[i], "limits[" + i + "]");
         }
         runtime.checkOpen();
+        if (!runtime.config().redlockMasters().isEmpty()) {
+            // Each master would count only the decisions it heard, so a majority's counts could each allow what
+            // together is far over the limit; a limiter needs one counter, not a vote (docs/redlock.md).
+            throw new UnsupportedOperationException("rate limiter '" + name + "' cannot run on Redlock masters "
+                    + "(BatonConfig.redlock): a rate has no meaningful majority over independent counters; use a "
+                    + "Baton on one Redis (standalone, Sentinel or Cluster) for rate limits");
+        }
         List<RateLimit> list = List.of(limits);
         return new RedisRateLimiter(runtime, name, list, new RateLimitCall(runtime.config().namespace(), name, list),
                 false);

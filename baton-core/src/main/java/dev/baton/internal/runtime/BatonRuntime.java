@@ -1,5 +1,6 @@
 package dev.baton.internal.runtime;
 
+import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.RedisGateway;
 import dev.baton.internal.transport.Transport;
 
@@ -62,7 +63,9 @@ public final class BatonRuntime implements AutoCloseable {
      */
     public static BatonRuntime start(BatonConfig config) {
         Identity identity = new Identity();
-        RedisGateway gateway = RedisGateway.connect(config); // first: if it fails, nothing else was started
+        // First: if it fails, nothing else was started.
+        Transport gateway = config.redlockMasters().isEmpty() ? RedisGateway.connect(config)
+                : QuorumTransport.connect(config);
         String threads = "baton-" + identity.instanceId();
         return new BatonRuntime(config, identity, gateway, Ticker.SYSTEM, new ThreadScheduler(threads + "-scheduler"),
                 new CallbackExecutor(threads + "-callback"));

@@ -105,26 +105,23 @@ public final class RedisGateway implements Transport {
     /** The connections of replica-acknowledged writes, once the first is asked for; closed with the gateway. */
     private AcknowledgedWrites acknowledgedWrites;
 
-    private RedisGateway(BatonConfig config) {
+    /**
+     * @param node   the one server to talk to, overriding the configuration's URI (a Redlock master), or null
+     * @param shared resources to run on instead of the configuration's or Baton's own, or null
+     */
+    private RedisGateway(BatonConfig config, RedisAddress node, ClientResources shared) {
         this.config = config;
         this.commandTimeout = config.commandTimeout();
         this.awaitBound = commandTimeout.multipliedBy(2).plusMillis(100);
-        this.address = RedisAddress.parse(config.uri());
+        this.address = node != null ? node : RedisAddress.parse(config.uri());
         this.uri = lettuceUri(address, config);
-        this.cluster = !config.clusterSeeds().isEmpty();
+        this.cluster = node == null && !config.clusterSeeds().isEmpty();
         List<RedisAddress> seeds = config.clusterSeeds().stream().map(RedisAddress::parse).toList();
         this.endpoint = cluster ? "cluster " + String.join(",", seeds.stream().map(RedisAddress::endpoint).toList())
                 : address.endpoint();
         this.credentialsGiven = address.hasCredentials() || config.password().isPresent();
-        // How soon Baton is back after Redis is: the delay between reconnection attempts doubles from 10 ms and is
-        // capped at 250 ms (with jitter, so that many clients do not knock in step), so a Redis that restarts or
-        // comes back from a network cut is used again within about a quarter of a second; an attempt that finds
-        // the port closed costs one refused connect.
-        this.ownResources = config.clientResources().isPresent() ? null : ClientResources.builder()
-                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(10), Duration.ofMillis(250), 2,
-                        TimeUnit.MILLISECONDS))
-                .build();
-        ClientResources resources = config.clientResources().orElse(ownResources);
+        this.ownResources = shared != null || config.clientResources().isPresent() ? null : ownResources();
+        ClientResources resources = shared != null ? shared : config.clientResources().orElse(ownResources);
         SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build();
         SslOptions ssl = TlsSettings.sslOptions(config);
         if (cluster) {
@@ -285,7 +282,31 @@ public final class RedisGateway implements Transport {
     }
 
     public static RedisGateway connect(BatonConfig config) {
-        return new RedisGateway(config);
+        return new RedisGateway(config, null, null);
+    }
+
+    /**
+     * A gateway to one server of several, on resources the caller shares between them and shuts down itself: a
+     * Redlock master ({@link QuorumTransport}). Every other setting comes from {@code config}.
+     *
+     * @param node   the server, a {@code redis://} or {@code rediss://} URI
+     * @param shared the client resources to run on
+     */
+    static RedisGateway connectNode(BatonConfig config, String node, ClientResources shared) {
+        return new RedisGateway(config, RedisAddress.parse(node), shared);
+    }
+
+    /**
+     * Client resources of Baton's own. How soon Baton is back after Redis is: the delay between reconnection
+     * attempts doubles from 10 ms and is capped at 250 ms (with jitter, so that many clients do not knock in step),
+     * so a Redis that restarts or comes back from a network cut is used again within about a quarter of a second;
+     * an attempt that finds the port closed costs one refused connect.
+     */
+    static ClientResources ownResources() {
+        return ClientResources.builder()
+                .reconnectDelay(Delay.equalJitter(Duration.ofMillis(10), Duration.ofMillis(250), 2,
+                        TimeUnit.MILLISECONDS))
+                .build();
     }
 
     /** host:port of the server, never with credentials. */

@@ -1,0 +1,464 @@
+package dev.baton.internal.lock;
+
+import dev.baton.BatonConfig;
+import dev.baton.BatonUnavailableException;
+import dev.baton.LockInfo;
+import dev.baton.LockType;
+import dev.baton.internal.runtime.Ticker;
+import dev.baton.internal.transport.QuorumTransport;
+import dev.baton.internal.transport.Script;
+import io.lettuce.core.ScriptOutputType;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The driver of the Redlock: the plain reentrant lock held by a majority of N independent masters
+ * ({@link QuorumTransport}). Each call goes to every master at once and counts as soon as a majority decided it
+ * ({@link QuorumTally}); a master that is down, slow or partitioned costs nothing while a majority answers.
+ *
+ * <ul>
+ *   <li><b>Acquire</b> ({@code redlock-acquire.lua} on each master): granted once a quorum granted, and only if time
+ *   is left of the lease: validity = lease - elapsed - drift ({@link #validityMillis}), elapsed measured on the
+ *   monotonic clock from sending to the deciding reply. Otherwise every grant, including one that arrives late, is
+ *   released on its master. The fencing token is proposed by this Baton ({@link TokenProposals}) and granted only
+ *   above each master's counter, so all masters of a hold store one token and tokens increase across quorums.</li>
+ *   <li><b>Release, renewal, expiry</b>: the plain lock's scripts on each master; a renewal counts only if a quorum
+ *   confirmed it before the hold's validity ran out, else the hold is lost and its holder told.</li>
+ *   <li><b>Masters that lost their data</b> sit out one longest lease ({@link RedlockAdmission}).</li>
+ * </ul>
+ *
+ * <p>No local handoff: passing the lock to a local waiter would take a script on every master for no gain in round
+ * trips. See docs/redlock.md for the protocol, the token argument and what is not guaranteed. Stateless apart from
+ * its settings and the proposal clock; thread-safe.
+ */
+final class RedlockDriver implements LockDriver {
+    static final Script ACQUIRE = Script.load("redlock-acquire", "owns");
+    private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
+    /** How often one acquire call may go round again at once: for a stale proposal or masters admitted meanwhile. */
+    private static final int ROUNDS = 3;
+    /** Upper bound of the random pause before retrying after a split vote, in milliseconds. */
+    private static final int SPLIT_JITTER_MILLIS = 20;
+
+    private final QuorumTransport masters;
+    private final Ticker ticker;
+    private final TokenProposals proposals;
+    private final RedlockAdmission admission;
+    private final String retentionMillis;
+    private final double driftFactor;
+    private final long maxLeaseMillis;
+
+    RedlockDriver(QuorumTransport masters, BatonConfig config, Ticker ticker) {
+        this.masters = masters;
+        this.ticker = ticker;
+        this.proposals = new TokenProposals(ticker);
+        this.admission = new RedlockAdmission(masters, config.namespace(), config.redlockMaxLease());
+        this.retentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
+        this.driftFactor = config.redlockDriftFactor();
+        this.maxLeaseMillis = config.redlockMaxLease().toMillis();
+    }
+
+    @Override
+    public boolean localQueueing() {
+        return false;
+    }
+
+    @Override
+    public LockType type() {
+        return LockType.LOCK;
+    }
+
+    /**
+     * How long a hold counts as held after the acquisition or renewal was sent: the lease less the drift allowance,
+     * {@code lease * driftFactor + 2 ms} (the masters' clocks may run at different rates, and expiry is measured in
+     * milliseconds).
+     */
+    @Override
+    public long validityMillis(long leaseMillis) {
+        return leaseMillis - (long) (leaseMillis * driftFactor) - 2;
+    }
+
+    @Override
+    public void checkLease(long leaseMillis) {
+        if (leaseMillis > maxLeaseMillis) {
+            throw new IllegalArgumentException("lease must not be longer than redlockMaxLease (" + maxLeaseMillis
+                    + " ms), which is how long a master that lost its data sits out: " + leaseMillis + " ms");
+        }
+        if (validityMillis(leaseMillis) <= 0) {
+            throw new IllegalArgumentException("lease is too short for a Redlock: nothing is left of " + leaseMillis
+                    + " ms after the clock drift allowance");
+        }
+    }
+
+    // ---- acquiring ----
+
+    /** One master's answer to {@code redlock-acquire.lua}. */
+    private enum Answer { GRANTED, BUSY, STALE, UNMARKED, SITTING_OUT }
+
+    @Override
+    public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
+        return round(r, willWait, ROUNDS);
+    }
+
+    private CompletableFuture<Acquired> round(AcquireRequest r, boolean willWait, int roundsLeft) {
+        long proposal = proposals.next();
+        long heldToken = r.heldToken();
+        long sentAt = ticker.nanos();
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, ScriptOutputType.MULTI,
+                new String[] {r.keys().lock(), r.keys().counter(), admission.marker()}, r.owner(),
+                Long.toString(r.leaseMillis()), r.holder(), retentionMillis, Long.toString(heldToken),
+                willWait ? "1" : "0", Long.toString(proposal));
+        int quorum = masters.quorum();
+        // The winning token, once a quorum holds one: the held token (a re-entry) or the proposal (a fresh hold).
+        long[] won = new long[1];
+        return QuorumTally.gather(calls, tally -> {
+            int reentered = 0;
+            int fresh = 0;
+            boolean unmarked = false;
+            for (int i = 0; i < tally.masters(); i++) {
+                List<Long> reply = tally.reply(i);
+                if (reply != null && reply.get(0) == 1L) {
+                    if (heldToken != 0 && reply.get(1) == heldToken) {
+                        reentered++;
+                    } else {
+                        fresh++;
+                    }
+                }
+                unmarked |= reply != null && reply.get(0) == -2L;
+            }
+            if (reentered >= quorum || fresh >= quorum) {
+                won[0] = reentered >= quorum ? heldToken : proposal;
+                return tally;
+            }
+            if (tally.pending() == 0) {
+                return tally;
+            }
+            // Decided without a quorum once the grants and the masters still to answer cannot make one; but a master
+            // without its marker is admitted only on every master's answer (see RedlockAdmission).
+            return !unmarked && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
+        }, (i, late) -> {
+            // A grant after the outcome: part of the hold if it carries the winning token, else undone.
+            if (late != null && late.get(0) == 1L && late.get(1) != won[0]) {
+                undo(r, late.get(1));
+            }
+        }).thenCompose(tally -> decided(r, willWait, roundsLeft, proposal, sentAt, won[0], tally));
+    }
+
+    private CompletableFuture<Acquired> decided(AcquireRequest r, boolean willWait, int roundsLeft, long proposal,
+                                                long sentAt, long won, QuorumTally<List<Long>> tally) {
+        int n = tally.masters();
+        List<Long> busyPttls = new ArrayList<>();
+        List<Integer> unmarked = new ArrayList<>();
+        int stale = 0;
+        int holdCount = 1;
+        for (int i = 0; i < n; i++) {
+            List<Long> reply = tally.reply(i);
+            if (reply == null) {
+                continue;
+            }
+            proposals.clock(reply.get(3));
+            switch (answer(reply)) {
+                case GRANTED -> {
+                    long token = reply.get(1);
+                    if (won != 0 && token == won) {
+                        holdCount = Math.max(holdCount, reply.get(2).intValue());
+                    } else {
+                        undo(r, token); // a grant that is not part of the outcome
+                    }
+                }
+                case BUSY -> {
+                    busyPttls.add(reply.get(1));
+                    proposals.above(reply.get(2));
+                }
+                case STALE -> {
+                    stale++;
+                    proposals.above(reply.get(1));
+                }
+                case UNMARKED -> unmarked.add(i);
+                case SITTING_OUT -> { }
+                default -> throw new IllegalStateException();
+            }
+        }
+        if (won != 0) {
+            long elapsed = ticker.nanos() - sentAt;
+            if (TimeUnit.MILLISECONDS.toNanos(validityMillis(r.leaseMillis())) - elapsed > 0) {
+                return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
+            }
+            // Granted too late: the lease may already be running out on some master. Never returned.
+            log.debug("Redlock '{}': a quorum granted it after {} ms, past its validity; released",
+                    r.keys().name(), TimeUnit.NANOSECONDS.toMillis(elapsed));
+            undo(r, won);
+            return CompletableFuture.completedFuture(new Acquired(false, 0, 0, jitter()));
+        }
+        int failed = tally.failed();
+        if (n - failed < masters.quorum()) {
+            Throwable first = tally.firstFailure();
+            return CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + r.keys().name()
+                    + "': only " + (n - failed) + " of " + n + " masters answered (" + masters.quorum()
+                    + " needed): " + (first == null ? "" : first.getMessage()), first));
+        }
+        if (!unmarked.isEmpty() && tally.pending() == 0) {
+            CompletableFuture<Boolean> admitted = admission.admit(unmarked);
+            if (roundsLeft > 1) {
+                return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1)
+                        : CompletableFuture.completedFuture(notGranted(busyPttls, tally)));
+            }
+        }
+        if (stale > 0 && roundsLeft > 1) {
+            return round(r, willWait, roundsLeft - 1); // the proposals have learned the counters: propose above them
+        }
+        return CompletableFuture.completedFuture(notGranted(busyPttls, tally));
+    }
+
+    private static Answer answer(List<Long> reply) {
+        long code = reply.get(0);
+        return code == 1 ? Answer.GRANTED : code == 0 ? Answer.BUSY : code == -1 ? Answer.STALE
+                : code == -2 ? Answer.UNMARKED : Answer.SITTING_OUT;
+    }
+
+    /**
+     * Not granted: sleep at most until enough busy masters' leases run out for a quorum to be possible, or, after a
+     * split vote (nobody holds a majority), a short random pause, so that the contenders do not collide again.
+     */
+    private Acquired notGranted(List<Long> busyPttls, QuorumTally<List<Long>> tally) {
+        int canGrant = tally.masters() - busyPttls.size();
+        int mustFree = masters.quorum() - canGrant;
+        if (busyPttls.isEmpty() || mustFree <= 0) {
+            return new Acquired(false, 0, 0, jitter());
+        }
+        busyPttls.sort(null);
+        return new Acquired(false, 0, 0, busyPttls.get(Math.min(mustFree, busyPttls.size()) - 1));
+    }
+
+    private static long jitter() {
+        return 1 + ThreadLocalRandom.current().nextInt(SPLIT_JITTER_MILLIS);
+    }
+
+    /**
+     * Releases one grant of this attempt on every master (best effort, and exact: only a hold of this owner with this
+     * token is touched; one left behind expires with its lease).
+     */
+    private void undo(AcquireRequest r, long token) {
+        release(r.keys(), r.owner(), token, false);
+    }
+
+    // ---- releasing, renewing, keeping ----
+
+    /**
+     * {@code lock-release.lua} on every master.
+     *
+     * @return the hold count left once a quorum still held it (0: released), -1 once a quorum no longer did
+     * @throws BatonUnavailableException (in the future) if too few masters answered to say either
+     */
+    @Override
+    public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.RELEASE, ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0");
+        int quorum = masters.quorum();
+        return QuorumTally.gather(calls, tally -> {
+            int held = 0;
+            int gone = 0;
+            long left = 0;
+            for (int i = 0; i < tally.masters(); i++) {
+                Long reply = tally.reply(i);
+                if (reply != null && reply >= 0) {
+                    held++;
+                    left = Math.max(left, reply);
+                } else if (reply != null) {
+                    gone++;
+                }
+            }
+            if (held >= quorum) {
+                return left;
+            }
+            if (gone > tally.masters() - quorum) {
+                return -1L;
+            }
+            return tally.pending() == 0 ? Long.MIN_VALUE : null;
+        }, null).thenCompose(left -> left != Long.MIN_VALUE ? CompletableFuture.completedFuture(left)
+                : CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + keys.name()
+                        + "': too few masters answered the release to tell whether it was still held (" + quorum
+                        + " needed); where it still is, it expires with its lease", null)));
+    }
+
+    /**
+     * {@code lock-renew.lua} on every master: a hold is renewed once a quorum renewed it before its validity ran out,
+     * and lost once too many masters no longer have it for a quorum to be possible.
+     *
+     * @throws BatonUnavailableException (in the future) if too few masters answered to decide a hold (the watchdog
+     *                                   tries again next round, and the hold is lost if its validity runs out first)
+     */
+    @Override
+    public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
+        String[] keys = new String[batch.size()];
+        String[] args = new String[2 * batch.size() + 1];
+        args[0] = Long.toString(leaseMillis);
+        for (int i = 0; i < keys.length; i++) {
+            Hold h = batch.get(i);
+            keys[i] = h.keys.lock();
+            args[2 * i + 1] = h.owner;
+            args[2 * i + 2] = Long.toString(h.token);
+        }
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.RENEW, ScriptOutputType.MULTI, keys,
+                args);
+        int quorum = masters.quorum();
+        return QuorumTally.gather(calls, tally -> {
+            Boolean[] decided = new Boolean[batch.size()];
+            boolean all = true;
+            for (int h = 0; h < decided.length; h++) {
+                int renewed = 0;
+                int gone = 0;
+                for (int i = 0; i < tally.masters(); i++) {
+                    List<Long> reply = tally.reply(i);
+                    if (reply != null) {
+                        if (reply.get(h) == 1L) {
+                            renewed++;
+                        } else {
+                            gone++;
+                        }
+                    }
+                }
+                decided[h] = renewed >= quorum ? Boolean.TRUE : gone > tally.masters() - quorum ? Boolean.FALSE : null;
+                all &= decided[h] != null;
+            }
+            return all || tally.pending() == 0 ? decided : null;
+        }, null).thenCompose(decided -> {
+            long now = ticker.nanos();
+            boolean[] renewed = new boolean[decided.length];
+            for (int h = 0; h < decided.length; h++) {
+                if (decided[h] == null) {
+                    return CompletableFuture.failedFuture(new BatonUnavailableException("too few Redlock masters "
+                            + "answered the renewal of '" + batch.get(h).keys.name() + "' (" + quorum + " needed)",
+                            null));
+                }
+                // Within validity: a quorum confirmed after the hold ran out does not count.
+                renewed[h] = decided[h] && batch.get(h).expiresAtNanos() - now > 0;
+            }
+            return CompletableFuture.completedFuture(renewed);
+        });
+    }
+
+    /** {@code lock-keep.lua} on every master: set once a quorum set it. */
+    @Override
+    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.KEEP, ScriptOutputType.INTEGER,
+                new String[] {hold.keys.lock()}, Long.toString(millis), hold.owner, Long.toString(hold.token));
+        return countYes(calls, hold.keys, "leave it to expire");
+    }
+
+    /**
+     * Counts 1-replies: true once a quorum said 1, false once that can no longer happen.
+     *
+     * @param what for the message if too few masters answer
+     */
+    private CompletableFuture<Boolean> countYes(List<CompletableFuture<Long>> calls, LockKeys keys, String what) {
+        int quorum = masters.quorum();
+        return QuorumTally.gather(calls, tally -> {
+            int yes = 0;
+            int no = 0;
+            for (int i = 0; i < tally.masters(); i++) {
+                Long reply = tally.reply(i);
+                if (reply != null) {
+                    if (reply == 1L) {
+                        yes++;
+                    } else {
+                        no++;
+                    }
+                }
+            }
+            if (yes >= quorum) {
+                return 1;
+            }
+            if (no > tally.masters() - quorum) {
+                return 0;
+            }
+            return tally.pending() == 0 ? -1 : null;
+        }, null).thenCompose(outcome -> outcome >= 0 ? CompletableFuture.completedFuture(outcome == 1)
+                : CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + keys.name()
+                        + "': too few masters answered to " + what + " (" + quorum + " needed)", null)));
+    }
+
+    // ---- administration and views ----
+
+    /** {@code lock-force-unlock.lua} on every master; true if any of them held it. Needs a majority to answer. */
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.FORCE_UNLOCK, ScriptOutputType.INTEGER,
+                new String[] {keys.lock()}, keys.channel(), "0");
+        return everyAnswer(calls, keys, "force-unlock").thenApply(tally -> {
+            for (int i = 0; i < tally.masters(); i++) {
+                if (Long.valueOf(1L).equals(tally.reply(i))) {
+                    return true;
+                }
+            }
+            return false;
+        });
+    }
+
+    /** Whether a majority of the masters has the lock. */
+    @Override
+    public CompletableFuture<Boolean> isLocked(LockKeys keys) {
+        List<CompletableFuture<Long>> calls = new ArrayList<>();
+        for (CompletableFuture<Boolean> exists : masters.existsOnEach(keys.lock())) {
+            calls.add(exists.thenApply(e -> e ? 1L : 0L));
+        }
+        return countYes(calls, keys, "tell whether it is held");
+    }
+
+    /**
+     * {@code lock-inspect.lua} on every master: the holder that a majority names (with the lease left on the
+     * majority), and the highest token any master remembers. Needs a majority to answer.
+     */
+    @Override
+    public CompletableFuture<LockInfo> inspect(LockKeys keys) {
+        List<CompletableFuture<List<Object>>> calls = masters.runOnEach(LockCalls.INSPECT, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), keys.counter()});
+        return everyAnswer(calls, keys, "inspect it").thenApply(tally -> {
+            long lastToken = 0;
+            Map<String, List<LockInfo.Holder>> byHold = new HashMap<>();
+            for (int i = 0; i < tally.masters(); i++) {
+                List<Object> reply = tally.reply(i);
+                if (reply == null) {
+                    continue;
+                }
+                LockInfo info = LockCalls.lockInfo(keys, reply);
+                lastToken = Math.max(lastToken, info.lastFencingToken());
+                info.holder().ifPresent(h -> byHold.computeIfAbsent(h.batonInstance() + " " + h.thread() + " "
+                        + h.fencingToken(), k -> new ArrayList<>()).add(h));
+            }
+            for (List<LockInfo.Holder> seen : byHold.values()) {
+                if (seen.size() >= masters.quorum()) {
+                    // Held while a majority has it: the quorum-th longest lease left.
+                    Duration[] leases = seen.stream().map(LockInfo.Holder::remainingLease)
+                            .sorted(Comparator.reverseOrder()).toArray(Duration[]::new);
+                    LockInfo.Holder h = seen.get(0);
+                    return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(h.batonInstance(), h.host(),
+                            h.pid(), h.thread(), h.leaseOwned(), h.holdCount(), leases[masters.quorum() - 1],
+                            h.fencingToken())), lastToken);
+                }
+            }
+            return new LockInfo(keys.name(), Optional.empty(), lastToken);
+        });
+    }
+
+    /** Waits for every master (an administrative call may wait for the slow ones); fails if fewer than a quorum. */
+    private <T> CompletableFuture<QuorumTally<T>> everyAnswer(List<CompletableFuture<T>> calls, LockKeys keys,
+                                                              String what) {
+        return QuorumTally.<T, QuorumTally<T>>gather(calls, tally -> tally.pending() == 0 ? tally : null, null)
+                .thenCompose(tally -> tally.masters() - tally.failed() >= masters.quorum()
+                        ? CompletableFuture.completedFuture(tally)
+                        : CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + keys.name()
+                                + "': only " + (tally.masters() - tally.failed()) + " of " + tally.masters()
+                                + " masters answered to " + what + " (" + masters.quorum() + " needed)",
+                                tally.firstFailure())));
+    }
+}

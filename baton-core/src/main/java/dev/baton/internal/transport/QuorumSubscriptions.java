@@ -1,0 +1,98 @@
+package dev.baton.internal.transport;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Pub/sub over every master of a Redlock: a channel is subscribed on each of them, and a message on any of them
+ * reaches the one listener, so that a waiter is woken by whichever master hears a release first. A subscription
+ * counts as confirmed once a majority confirmed it (a release that can matter to a waiter changes a majority, so at
+ * least one of the confirmed masters hears it); a master that is down or slow does not hold the waiter up, and a
+ * message it misses costs at most the waiter's bounded re-check. A master reached only after the Baton started gets
+ * every channel subscribed so far, and the listener is told to look again.
+ *
+ * <p>Thread-safe.
+ */
+final class QuorumSubscriptions implements Subscriptions {
+    private final Subscriptions.Listener listener;
+    private final int quorum;
+    /** One per master; null for a master not reached yet. Guarded by this. */
+    private final Subscriptions[] perMaster;
+    private final Set<String> channels = ConcurrentHashMap.newKeySet();
+
+    QuorumSubscriptions(List<IndependentMaster> masters, int quorum, Subscriptions.Listener listener) {
+        this.listener = listener;
+        this.quorum = quorum;
+        this.perMaster = new Subscriptions[masters.size()];
+        for (int i = 0; i < perMaster.length; i++) {
+            RedisGateway g = masters.get(i).gateway();
+            perMaster[i] = g == null ? null : g.subscriptions(listener);
+        }
+    }
+
+    /** A master connected after the start: subscribe what the others have, then let waiters look again. */
+    void connected(int index, RedisGateway gateway) {
+        Subscriptions s = gateway.subscriptions(listener);
+        synchronized (this) {
+            perMaster[index] = s;
+        }
+        for (String channel : channels) {
+            s.subscribe(channel);
+        }
+        listener.reconnected();
+    }
+
+    @Override
+    public CompletableFuture<Void> subscribe(String channel) {
+        channels.add(channel);
+        return majority(s -> s.subscribe(channel));
+    }
+
+    @Override
+    public CompletableFuture<Void> unsubscribe(String channel) {
+        channels.remove(channel);
+        return majority(s -> s.unsubscribe(channel));
+    }
+
+    private CompletableFuture<Void> majority(java.util.function.Function<Subscriptions, CompletableFuture<Void>> op) {
+        List<Subscriptions> live = new ArrayList<>();
+        synchronized (this) {
+            for (Subscriptions s : perMaster) {
+                if (s != null) {
+                    live.add(s);
+                }
+            }
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        AtomicInteger confirmed = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        int unreachable = perMaster.length - live.size();
+        if (unreachable > perMaster.length - quorum) {
+            done.completeExceptionally(new dev.baton.BatonUnavailableException("only " + live.size() + " of "
+                    + perMaster.length + " Redlock masters are connected, " + quorum + " needed", null));
+            return done;
+        }
+        for (Subscriptions s : live) {
+            CompletableFuture<Void> f;
+            try {
+                f = op.apply(s);
+            } catch (RuntimeException e) {
+                f = CompletableFuture.failedFuture(e);
+            }
+            f.whenComplete((v, e) -> {
+                if (e == null) {
+                    if (confirmed.incrementAndGet() == quorum) {
+                        done.complete(null);
+                    }
+                } else if (failed.incrementAndGet() + unreachable == perMaster.length - quorum + 1) {
+                    done.completeExceptionally(e);
+                }
+            });
+        }
+        return done;
+    }
+}
