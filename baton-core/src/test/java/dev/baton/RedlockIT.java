@@ -31,9 +31,13 @@ class RedlockIT {
     }
 
     static BatonConfig config(List<String> uris) {
+        return config(uris, MAX_LEASE);
+    }
+
+    static BatonConfig config(List<String> uris, Duration maxLease) {
         return BatonConfig.builder().redlock(uris.toArray(String[]::new)).watchdogLease(LEASE)
                 .commandTimeout(Duration.ofMillis(500)).recheckInterval(Duration.ofMillis(300))
-                .redlockMaxLease(MAX_LEASE).build();
+                .redlockMaxLease(maxLease).build();
     }
 
     @Test

@@ -16,11 +16,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * The other process in multi-process tests. Modes:
  * <ul>
- *   <li>{@code count URI LOCK N}: N times lock, non-atomic read-modify-write of a counter, record the fencing
- *       token in acquisition order, unlock; prints {@code DONE N}.</li>
- *   <li>{@code hold URI LOCK LEASE_MS}: acquires a watchdog lease, prints {@code TOKEN t}, then obeys stdin:
- *       {@code WRITE} (fenced write with its token), {@code AWAIT-LOST}, {@code RELEASE}.</li>
+ *   <li>{@code count TARGET LOCK N [CHECKER]}: N times lock, non-atomic read-modify-write of a counter, record the
+ *       fencing token in acquisition order, unlock; prints {@code DONE N}.</li>
+ *   <li>{@code hold TARGET LOCK LEASE_MS [CHECKER]}: acquires a watchdog lease, prints {@code TOKEN t}, then obeys
+ *       stdin: {@code WRITE} (fenced write with its token), {@code AWAIT-LOST}, {@code RELEASE}.</li>
  * </ul>
+ * TARGET is a Redis URI, or {@code redlock:URI,URI,...} for a Redlock over those masters. The counter, the token
+ * list and the fenced resource live on CHECKER, a Redis URI, which defaults to TARGET for a single Redis.
  */
 public final class LockWorker {
     private LockWorker() {
@@ -30,7 +32,7 @@ public final class LockWorker {
         String mode = args[0];
         String uri = args[1];
         String lockName = args[2];
-        RedisClient client = RedisClient.create(uri);
+        RedisClient client = RedisClient.create(args.length > 4 ? args[4] : uri);
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             RedisCommands<String, String> redis = connection.sync();
             if (mode.equals("count")) {
@@ -43,8 +45,15 @@ public final class LockWorker {
         }
     }
 
+    /** A single Redis, or {@code redlock:URI,URI,...}: a Redlock over those masters. */
+    public static BatonConfig.Builder target(String target) {
+        return target.startsWith("redlock:")
+                ? BatonConfig.builder().redlock(target.substring("redlock:".length()).split(","))
+                : BatonConfig.builder().uri(target);
+    }
+
     private static void count(String uri, String lockName, int n, RedisCommands<String, String> redis) {
-        try (Baton baton = Baton.connect(uri)) {
+        try (Baton baton = Baton.connect(target(uri).build())) {
             DistributedLock lock = baton.lock(lockName);
             for (int i = 0; i < n; i++) {
                 lock.lock();
@@ -63,7 +72,7 @@ public final class LockWorker {
 
     private static void hold(String uri, String lockName, long leaseMillis, RedisCommands<String, String> redis)
             throws Exception {
-        BatonConfig config = BatonConfig.builder().uri(uri).watchdogLease(Duration.ofMillis(leaseMillis))
+        BatonConfig config = target(uri).watchdogLease(Duration.ofMillis(leaseMillis))
                 .commandTimeout(Duration.ofMillis(Math.min(500, leaseMillis / 2))).build();
         try (Baton baton = Baton.connect(config)) {
             Lease lease = baton.lock(lockName).acquire(Duration.ofSeconds(30));

@@ -1,0 +1,230 @@
+package dev.baton;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.baton.support.ChildJvm;
+import dev.baton.support.FencedResource;
+import dev.baton.support.LockWorker;
+import dev.baton.test.RedisServer;
+import dev.baton.test.RedisServers;
+import dev.baton.test.TcpProxy;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A Redlock under the faults it exists for: masters that die, freeze, lose their data or are cut off, and a holder
+ * that freezes. Mutual exclusion, the holder being told, and fencing tokens are checked in each.
+ */
+class RedlockFaultsIT {
+    private static final String ADMITTED = "baton:redlock:admitted";
+
+    private final List<AutoCloseable> closeAfter = new ArrayList<>();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = closeAfter.size() - 1; i >= 0; i--) {
+            closeAfter.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T closeLater(T resource) {
+        closeAfter.add(resource);
+        return resource;
+    }
+
+    private RedisServers masters(int n) {
+        return closeLater(RedisServers.start(n));
+    }
+
+    private Baton baton(List<String> uris) {
+        return closeLater(Baton.connect(RedlockIT.config(uris)));
+    }
+
+    @Test
+    void mastersFrozenPastTheLeaseTellTheHolderAndFreeTheLockWhenTheyThaw() throws Exception {
+        RedisServers masters = masters(5);
+        Baton holder = baton(masters.uris());
+        Baton other = baton(masters.uris());
+        Lease lease = holder.lock("frozen-masters").acquire(Duration.ofSeconds(5));
+        long started = System.nanoTime();
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).pause(); // a majority answers nothing: no renewal can reach a quorum
+        }
+        lease.lost().get(10, TimeUnit.SECONDS);
+        assertThat(lease.isValid()).isFalse();
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started))
+                .as("told within the lease and a renewal period").isLessThan(RedlockIT.LEASE.toMillis() + 3_000);
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalMonitorStateException.class);
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).resume();
+        }
+        try (Lease next = other.lock("frozen-masters").acquire(Duration.ofSeconds(10))) {
+            assertThat(next.fencingToken()).isGreaterThan(lease.fencingToken());
+        }
+    }
+
+    @Test
+    void aHolderFrozenPastItsValidityIsToldItLostTheLockAndItsWritesAreRejected() throws Exception {
+        RedisServers masters = masters(5);
+        RedisServer checker = closeLater(RedisServer.start());
+        String target = "redlock:" + String.join(",", masters.uris());
+        ChildJvm child = closeLater(ChildJvm.start(LockWorker.class, "hold", target, "frozen-holder", "1500",
+                checker.uri()));
+        long frozenToken = Long.parseLong(child.awaitLine("TOKEN", 60).substring(6));
+        RedisClient client = RedisClient.create(checker.uri());
+        closeLater(client::shutdown);
+        StatefulRedisConnection<String, String> connection = closeLater(client.connect());
+        FencedResource resource = new FencedResource(connection.sync(), "frozen-holder");
+        assertThat(resource.write(frozenToken, "child, before the pause")).isTrue();
+
+        child.signal("STOP"); // a GC pause, a VM migration: the holder's watchdog stops with it
+        Baton baton = baton(masters.uris());
+        Lease mine = baton.lock("frozen-holder").acquire(Duration.ofSeconds(15));
+        assertThat(mine.fencingToken()).isGreaterThan(frozenToken);
+        assertThat(resource.write(mine.fencingToken(), "parent")).isTrue();
+
+        child.signal("CONT");
+        child.send("AWAIT-LOST");
+        assertThat(child.awaitLine("LOST", 30)).isEqualTo("LOST valid=false");
+        child.send("WRITE");
+        assertThat(child.awaitLine("WRITE", 30)).isEqualTo("WRITE REJECTED");
+        assertThat(resource.value()).isEqualTo("parent");
+        mine.release();
+    }
+
+    /**
+     * The delayed-restart rule: a master that restarts without its data would grant a lock that a majority of the
+     * others no longer has; here it would hand a second owner its majority while the first still holds. It sits out
+     * one longest lease instead. (The test fails with the rule switched off: B gets masters 0, 3 and 4.)
+     */
+    @Test
+    void aMasterThatComesBackEmptySitsOutTheLongestLease() throws Exception {
+        RedisServers masters = masters(5);
+        Duration maxLease = Duration.ofSeconds(6);
+        Baton a = closeLater(Baton.connect(RedlockIT.config(masters.uris(), maxLease)));
+        Baton b = closeLater(Baton.connect(RedlockIT.config(masters.uris(), maxLease)));
+        a.lock("warm-up").lock(); // every master admitted while all are there
+        a.lock("warm-up").unlock();
+        masters.get(3).pause();
+        masters.get(4).pause();
+        // On masters 0, 1 and 2, for the longest lease: nobody may take it from a while it lasts.
+        Lease held = a.lock("restart").tryAcquire(Duration.ofSeconds(5), maxLease).orElseThrow();
+        masters.get(3).resume();
+        masters.get(4).resume();
+
+        masters.get(0).restart(); // back without the lock, and without its admission marker
+        // b tries until its connection to master 0 is back and a try found the marker missing (and set it).
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            assertThat(b.lock("restart").tryLock()).as("master 0 must not help b to a second majority").isFalse();
+            return masters.get(0).command("GET", ADMITTED) != null;
+        });
+        assertThat(held.isValid()).isTrue();
+        long sitOut = Long.parseLong(masters.get(0).command("GET", ADMITTED)) - redisMillis(masters.get(0));
+        assertThat(sitOut).isPositive().isLessThanOrEqualTo(maxLease.toMillis());
+
+        try (Lease next = b.lock("restart").acquire(Duration.ofSeconds(15))) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(held.isValid()).as("b got it only after a's validity").isFalse();
+        }
+
+        // Once its sit-out is over, master 0 counts again: with two others gone it makes the majority.
+        masters.get(3).kill();
+        masters.get(4).kill();
+        await().atMost(Duration.ofSeconds(20)).pollInSameThread().until(() -> {
+            try {
+                return b.lock("restart").tryLock(Duration.ofMillis(500));
+            } catch (BatonUnavailableException e) {
+                return false;
+            }
+        });
+        b.lock("restart").unlock();
+    }
+
+    /**
+     * Three masters: a token is issued by {0, 1}, then master 1, the only one that both {0, 1} and {1, 2} contain,
+     * restarts empty and master 0 dies. The next majority, {1, 2}, has no master that saw the first token; it may
+     * grant only after master 1 sat out the longest lease, and its token is still higher (docs/redlock.md).
+     */
+    @Test
+    void tokensKeepIncreasingWhenTheMasterTwoMajoritiesShareRestartsEmpty() throws Exception {
+        RedisServers masters = masters(3);
+        Baton baton = baton(masters.uris());
+        baton.lock("shared").lock(); // admits every master
+        baton.lock("shared").unlock();
+        masters.get(2).pause();
+        long first;
+        try (Lease lease = baton.lock("shared").acquire(Duration.ofSeconds(5))) {
+            first = lease.fencingToken();
+        }
+        masters.get(2).resume();
+        masters.get(1).restart();
+        long restarted = System.nanoTime();
+        masters.get(0).kill();
+        // Until the connection to master 1 is back, only one master answers, and a lock call fails at once.
+        await().atMost(Duration.ofSeconds(10)).until(() -> baton.health().isUp());
+
+        try (Lease lease = baton.lock("shared").acquire(Duration.ofSeconds(15))) {
+            assertThat(lease.fencingToken()).isGreaterThan(first);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restarted))
+                    .as("master 1 sat out first").isGreaterThanOrEqualTo(RedlockIT.MAX_LEASE.toMillis() - 500);
+        }
+        // And a Baton that starts now, with nothing learned, proposes above it too.
+        Baton fresh = baton(masters.uris());
+        try (Lease lease = fresh.lock("shared").acquire(Duration.ofSeconds(5))) {
+            assertThat(lease.fencingToken()).isGreaterThan(first);
+        }
+    }
+
+    /**
+     * A partition: the holder still reaches two masters of five, everybody else reaches all. The holder cannot renew
+     * on a majority, is told it lost the lock, and its write after that is rejected; the other side takes the lock on
+     * the majority once the holder's lease ran out there.
+     */
+    @Test
+    void aHolderThatSeesOnlyAMinorityIsToldAndFencedOff() throws Exception {
+        RedisServers masters = masters(5);
+        RedisServer checker = closeLater(RedisServer.start());
+        List<TcpProxy> links = new ArrayList<>();
+        for (RedisServer m : masters.servers()) {
+            links.add(closeLater(TcpProxy.to(m)));
+        }
+        Baton cutOff = baton(links.stream().map(TcpProxy::uri).toList());
+        Baton majority = baton(masters.uris());
+        RedisClient client = RedisClient.create(checker.uri());
+        closeLater(client::shutdown);
+        StatefulRedisConnection<String, String> connection = closeLater(client.connect());
+        FencedResource resource = new FencedResource(connection.sync(), "partition");
+
+        Lease held = cutOff.lock("partition").acquire(Duration.ofSeconds(5));
+        assertThat(resource.write(held.fencingToken(), "cut-off side")).isTrue();
+        for (int i = 0; i < 3; i++) {
+            links.get(i).cut();
+        }
+        Lease taken = majority.lock("partition").acquire(Duration.ofSeconds(15));
+        assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
+        assertThat(resource.write(taken.fencingToken(), "majority side")).isTrue();
+
+        held.lost().get(10, TimeUnit.SECONDS);
+        assertThat(held.isValid()).isFalse();
+        assertThat(resource.write(held.fencingToken(), "cut-off side, late")).isFalse();
+        assertThat(cutOff.lock("partition").tryLock()).as("the cut-off side cannot get a majority").isFalse();
+
+        links.forEach(TcpProxy::heal);
+        taken.release();
+        assertThat(cutOff.lock("partition").tryLock(Duration.ofSeconds(10))).isTrue();
+        cutOff.lock("partition").unlock();
+    }
+
+    private static long redisMillis(RedisServer server) {
+        String[] time = server.command("TIME").split("\n");
+        return Long.parseLong(time[0].trim()) * 1000 + Long.parseLong(time[1].trim()) / 1000;
+    }
+}
