@@ -32,6 +32,11 @@ import java.util.Objects;
  * {@link Lease#isValid()} turns false). Waits in progress end with {@link IllegalStateException}. Closing is
  * idempotent; using a closed {@code Baton} (including {@code unlock()} and {@code Lease.release()}) throws
  * {@link IllegalStateException}, except {@link Lease#close()}, which stays quiet.
+ *
+ * <p>Over independent masters ({@link BatonConfig.Builder#redlock(String...)}), the Baton holds those connections to
+ * each master, {@link #lock(String)} returns a Redlock held by a majority of them, and the primitives that cannot
+ * run on a quorum ({@link #fairLock}, {@link #readWriteLock}, {@link #semaphore}, {@link #multiLock},
+ * {@link #rateLimiter}) throw {@link UnsupportedOperationException} naming why; see {@code docs/redlock.md}.
  */
 public final class Baton implements AutoCloseable {
     private final BatonConfig config;
@@ -71,7 +76,9 @@ public final class Baton implements AutoCloseable {
      * @throws BatonException            if Redis answers but refuses the configuration: wrong or missing password,
      *                                   a missing ACL permission, a database number it does not have, or a plain
      *                                   port for a {@code rediss://} URI; retrying will not help
-     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#commandTimeout()}
+     * @throws BatonUnavailableException if Redis cannot be reached within {@link BatonConfig#commandTimeout()}; over
+     *                                   Redlock masters, if fewer than a majority of them can (the others are then
+     *                                   connected in the background)
      */
     public static Baton connect(BatonConfig config) {
         Objects.requireNonNull(config, "config");
@@ -80,7 +87,10 @@ public final class Baton implements AutoCloseable {
 
     /**
      * The reentrant, non-fair lock of this name. Cheap: no Redis call; lock objects of the same name are
-     * interchangeable (a thread holding the lock through one holds it through all).
+     * interchangeable (a thread holding the lock through one holds it through all). Over Redlock masters it is a
+     * Redlock: held once a majority of the masters granted it, valid for its lease less the time that took and a clock
+     * drift allowance, renewed only with a majority, and its leases may not exceed
+     * {@link BatonConfig#redlockMaxLease()} ({@link IllegalArgumentException} at the acquiring call otherwise).
      *
      * @param name 1 to 1024 bytes of UTF-8, not blank
      * @return the lock
@@ -101,7 +111,8 @@ public final class Baton implements AutoCloseable {
      * @return the lock
      * @throws IllegalArgumentException      if the name is blank or too long
      * @throws NullPointerException          if the name or the options are null
-     * @throws UnsupportedOperationException if the options make the lock replica-acknowledged on a Redis Cluster
+     * @throws UnsupportedOperationException if the options make the lock replica-acknowledged on a Redis Cluster or
+     *                                       on Redlock masters
      */
     public DistributedLock lock(String name, LockOptions options) {
         return engine.lock(name, options);
@@ -121,6 +132,7 @@ public final class Baton implements AutoCloseable {
      * @param name 1 to 1024 bytes of UTF-8, not blank
      * @return the lock
      * @throws IllegalArgumentException if the name is blank or too long
+     * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public DistributedLock fairLock(String name) {
         return engine.fairLock(name);
@@ -132,6 +144,7 @@ public final class Baton implements AutoCloseable {
      * @param name 1 to 1024 bytes of UTF-8, not blank
      * @return the lock
      * @throws IllegalArgumentException if the name is blank or too long
+     * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public DistributedReadWriteLock readWriteLock(String name) {
         return engine.readWriteLock(name);
@@ -146,6 +159,7 @@ public final class Baton implements AutoCloseable {
      *                {@link DistributedSemaphore#setPermits(int)})
      * @return the semaphore
      * @throws IllegalArgumentException if the name is blank or too long, or {@code permits} is less than 1
+     * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public DistributedSemaphore semaphore(String name, int permits) {
         return engine.semaphore(name, permits);
@@ -167,7 +181,8 @@ public final class Baton implements AutoCloseable {
      * @return the lock
      * @throws IllegalArgumentException      if no name is given, or a name is blank or too long
      * @throws NullPointerException          if {@code names} or one of them is null
-     * @throws UnsupportedOperationException if this Baton asks for replica acknowledgement by default
+     * @throws UnsupportedOperationException if this Baton asks for replica acknowledgement by default, or runs on
+     *                                       Redlock masters
      */
     public DistributedLock multiLock(String... names) {
         return engine.multiLock(names);
@@ -183,6 +198,7 @@ public final class Baton implements AutoCloseable {
      * @param limits at least one
      * @return the rate limiter
      * @throws IllegalArgumentException if the name is blank or too long, or no limit is given
+     * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public RateLimiter rateLimiter(String name, RateLimit... limits) {
         return RedisRateLimiter.create(runtime, name, limits);
