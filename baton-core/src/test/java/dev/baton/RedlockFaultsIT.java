@@ -223,6 +223,45 @@ class RedlockFaultsIT {
         cutOff.lock("partition").unlock();
     }
 
+    /**
+     * Two of three masters answer only after the lease's validity has passed (their link is cut and healed): the
+     * majority's grant comes too late to be of use, so the try is refused rather than returning a lock that may
+     * already be someone else's, and every grant is released.
+     */
+    @Test
+    void aGrantThatArrivesAfterItsValidityIsNeverReturned() throws Exception {
+        RedisServers masters = masters(3);
+        List<TcpProxy> links = new ArrayList<>();
+        for (RedisServer m : masters.servers()) {
+            links.add(closeLater(TcpProxy.to(m)));
+        }
+        BatonConfig config = BatonConfig.builder().redlock(links.stream().map(TcpProxy::uri).toArray(String[]::new))
+                .commandTimeout(Duration.ofSeconds(5)).redlockMaxLease(Duration.ofMinutes(1)).build();
+        Baton baton = closeLater(Baton.connect(config));
+        baton.lock("late").lock(); // admitted and calibrated while every link is up
+        baton.lock("late").unlock();
+
+        links.get(1).cut();
+        links.get(2).cut();
+        var attempt = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return baton.lock("late").tryAcquire(Duration.ZERO, Duration.ofMillis(500));
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> masters.get(0).command("EXISTS", "baton:lock:{late}")
+                .equals("1")); // master 0 granted at once
+        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5)).until(() -> !attempt.isDone());
+        links.get(1).heal();
+        links.get(2).heal();
+        assertThat(attempt.get(10, TimeUnit.SECONDS)).as("granted by a majority only after 800 ms of 490").isEmpty();
+        for (RedisServer m : masters.servers()) {
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(m.command("EXISTS", "baton:lock:{late}")).isEqualTo("0"));
+        }
+    }
+
     private static long redisMillis(RedisServer server) {
         String[] time = server.command("TIME").split("\n");
         return Long.parseLong(time[0].trim()) * 1000 + Long.parseLong(time[1].trim()) / 1000;
