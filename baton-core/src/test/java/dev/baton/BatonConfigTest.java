@@ -55,7 +55,8 @@ class BatonConfigTest {
                 .doesNotContain("s3cret");
 
         assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").cluster("redis://n1").build())
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("either uri(...) or cluster(...)");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("give one of uri(...), cluster(...) or redlock(...), not several");
         assertThatThrownBy(() -> BatonConfig.builder().cluster("redis-sentinel://s1#m").build())
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not redis-sentinel://");
         assertThatThrownBy(() -> BatonConfig.builder().cluster("redis://n1", "rediss://n2").build())
@@ -140,5 +141,137 @@ class BatonConfigTest {
         assertThatThrownBy(() -> BatonConfig.builder().uri("redis-sentinel://s1#m").sentinelUsername("watcher")
                 .build()).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("sentinelUsername needs a password");
+    }
+
+    @Test
+    void redlockTakesAnOddNumberOfAtLeastThreeDistinctMasters() {
+        BatonConfig config = BatonConfig.builder().redlock("redis://a", "redis://b:6380", "redis://c/2").build();
+        assertThat(config.redlockMasters()).containsExactly("redis://a", "redis://b:6380", "redis://c/2");
+        assertThat(config.uri()).as("the first master").isEqualTo("redis://a");
+        assertThat(config.clusterSeeds()).isEmpty();
+        assertThat(BatonConfig.builder().redlock("redis://a", "redis://b", "redis://c", "redis://d", "redis://e")
+                .build().redlockMasters()).hasSize(5);
+        assertThat(BatonConfig.builder().uri("redis://h").build().redlockMasters()).isEmpty();
+
+        for (String[] masters : new String[][] {{"redis://a"}, {"redis://a", "redis://b"},
+                {"redis://a", "redis://b", "redis://c", "redis://d"}}) {
+            assertThatThrownBy(() -> BatonConfig.builder().redlock(masters).build())
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("redlock needs an odd number of masters, at least 3")
+                    .hasMessageEndingWith("got " + masters.length);
+        }
+        assertThatThrownBy(() -> BatonConfig.builder().redlock().build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("uri is required");
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://a", null, "redis://c"))
+                .isInstanceOf(NullPointerException.class).hasMessage("masterUris[1]");
+
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://a", "redis://b", "redis://a:6379").build())
+                .as("the default port is the same port").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("redlock masters must be distinct servers");
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://a/0", "redis://b", "redis://a/1").build())
+                .as("two databases of one server are one server").isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("distinct servers");
+        assertThat(BatonConfig.builder().redlock("redis://a:7000", "redis://a:7001", "redis://a:7002").build()
+                .redlockMasters()).as("one host, three servers").hasSize(3);
+    }
+
+    @Test
+    void redlockGoesAloneWithPlainMastersOfOneSchemeAndOneKindOfCredentials() {
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").redlock("redis://a", "redis://b", "redis://c")
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("give one of uri(...), cluster(...) or redlock(...), not several");
+        assertThatThrownBy(() -> BatonConfig.builder().cluster("redis://n1")
+                .redlock("redis://a", "redis://b", "redis://c").build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("give one of uri(...), cluster(...) or redlock(...), not several");
+
+        for (String[] masters : new String[][] {{"redis-sentinel://s1#m", "redis://b", "redis://c"},
+                {"redis://a", "redis://b", "rediss-sentinel://s1,s2#m"}}) {
+            assertThatThrownBy(() -> BatonConfig.builder().redlock(masters).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not redis-sentinel://");
+        }
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://a", "rediss://b", "redis://c").build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("same scheme")
+                .hasMessageEndingWith("rediss://b");
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://a", "redis://:s3cret@b", "redis://c")
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("credentials or none")
+                .hasMessageContaining("redis://***@b").satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://:s3cret@a", "redis://:s3cret@b", "redis://c")
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("credentials or none")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cret"));
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://:s3cret@a", "redis://:s3cret@b",
+                "redis://:s3cret@c").password("x".toCharArray()).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("credentials are given twice");
+
+        assertThat(BatonConfig.builder().redlock("rediss://a", "rediss://b", "rediss://c").build().redlockMasters())
+                .hasSize(3);
+        assertThat(BatonConfig.builder().redlock("redis://a", "redis://b", "redis://c").username("u")
+                .password("p".toCharArray()).build().password()).as("the builder's credentials for every master")
+                .isPresent();
+        assertThatThrownBy(() -> BatonConfig.builder().redlock("redis://a", "redis://b", "redis://c")
+                .replicaAcknowledged(1, Duration.ofMillis(100)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("replicaAcknowledged(...) is not supported with redlock(...)");
+    }
+
+    @Test
+    void theDriftFactorIsFromZeroToBelowOneHalf() {
+        assertThat(redlock().build().redlockDriftFactor()).isEqualTo(0.01);
+        assertThat(redlock().redlockDriftFactor(0).build().redlockDriftFactor()).isZero();
+        assertThat(redlock().redlockDriftFactor(0.49).build().redlockDriftFactor()).isEqualTo(0.49);
+        for (double bad : new double[] {-0.01, 0.5, 1, Double.NaN, Double.POSITIVE_INFINITY}) {
+            assertThatThrownBy(() -> redlock().redlockDriftFactor(bad).build())
+                    .as("drift factor %s", bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("redlockDriftFactor must be at least 0 and below 0.5: " + bad);
+        }
+    }
+
+    @Test
+    void theLongestRedlockLeaseDefaultsToAMinuteOrTheWatchdogLeaseAndIsNotShorterThanIt() {
+        assertThat(redlock().build().redlockMaxLease()).isEqualTo(Duration.ofMinutes(1));
+        assertThat(redlock().watchdogLease(Duration.ofSeconds(10)).build().redlockMaxLease())
+                .isEqualTo(Duration.ofMinutes(1));
+        assertThat(redlock().watchdogLease(Duration.ofMinutes(2)).build().redlockMaxLease())
+                .isEqualTo(Duration.ofMinutes(2));
+        assertThat(redlock().redlockMaxLease(Duration.ofMinutes(5)).build().redlockMaxLease())
+                .isEqualTo(Duration.ofMinutes(5));
+        assertThat(redlock().redlockMaxLease(Duration.ofSeconds(30)).build().redlockMaxLease())
+                .as("as long as the watchdog lease is enough").isEqualTo(Duration.ofSeconds(30));
+
+        assertThatThrownBy(() -> redlock().redlockMaxLease(Duration.ofSeconds(10)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("redlockMaxLease (PT10S) must not be shorter than watchdogLease (PT30S)");
+        assertThatThrownBy(() -> redlock().watchdogLease(Duration.ofMinutes(2)).redlockMaxLease(Duration.ofMinutes(1))
+                .build()).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("redlockMaxLease (PT1M) must not be shorter than watchdogLease (PT2M)");
+        assertThatThrownBy(() -> redlock().redlockMaxLease(Duration.ZERO).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redlockMaxLease must be positive");
+        assertThatThrownBy(() -> redlock().redlockMaxLease(Duration.ofSeconds(-1)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redlockMaxLease must be positive");
+        assertThatThrownBy(() -> BatonConfig.builder().redlockMaxLease(null))
+                .isInstanceOf(NullPointerException.class).hasMessage("maxLease");
+
+        assertThatThrownBy(() -> BatonConfig.builder().uri("redis://h").redlockMaxLease(Duration.ofMinutes(5)).build())
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("redlockMaxLease is for redlock(...) masters");
+        assertThatThrownBy(() -> BatonConfig.builder().cluster("redis://n1").redlockMaxLease(Duration.ofMinutes(5))
+                .build()).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("redlockMaxLease is for");
+    }
+
+    @Test
+    void toStringShowsTheRedlockMastersWithoutTheirCredentials() {
+        String shown = BatonConfig.builder().redlock("redis://:s3cret@a:6379", "redis://user:s3cret@b:6380",
+                "redis://:s3cret@c").redlockDriftFactor(0.02).build().toString();
+        assertThat(shown).contains("redlock=[redis://***@a:6379, redis://***@b:6380, redis://***@c]",
+                "redlockDriftFactor=0.02", "redlockMaxLease=PT1M").doesNotContain("s3cret").doesNotContain("user")
+                .doesNotContain("uri=");
+
+        String withPassword = redlock().password("s3cret".toCharArray()).build().toString();
+        assertThat(withPassword).contains("redlock=[redis://a, redis://b, redis://c]", "password=***")
+                .doesNotContain("s3cret");
+        assertThat(BatonConfig.builder().uri("redis://h").build().toString()).doesNotContain("redlock");
+    }
+
+    private static BatonConfig.Builder redlock() {
+        return BatonConfig.builder().redlock("redis://a", "redis://b", "redis://c");
     }
 }

@@ -76,7 +76,7 @@ class RedlockFaultsIT {
         RedisServers masters = masters(5);
         RedisServer checker = closeLater(RedisServer.start());
         String target = "redlock:" + String.join(",", masters.uris());
-        ChildJvm child = closeLater(ChildJvm.start(LockWorker.class, "hold", target, "frozen-holder", "1500",
+        ChildJvm child = closeLater(ChildJvm.start(LockWorker.class, "hold", target, "frozen-holder", "2000",
                 checker.uri()));
         long frozenToken = Long.parseLong(child.awaitLine("TOKEN", 60).substring(6));
         RedisClient client = RedisClient.create(checker.uri());
@@ -260,6 +260,49 @@ class RedlockFaultsIT {
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
                     assertThat(m.command("EXISTS", "baton:lock:{late}")).isEqualTo("0"));
         }
+    }
+
+    /**
+     * A re-entry that reaches no majority (three of five masters frozen) is undone on the masters that granted it,
+     * once each: the outer hold stays as it was. The frozen masters run the re-entry when they thaw, after its caller
+     * was told it failed; the holder's last unlock still ends the hold everywhere, so the lock is free at once.
+     */
+    @Test
+    void aReentryWithoutAMajorityLeavesTheOuterHoldAsItWas() throws Exception {
+        RedisServers masters = masters(5);
+        BatonConfig config = BatonConfig.builder().redlock(masters.uris().toArray(String[]::new))
+                .watchdogLease(Duration.ofSeconds(30)).commandTimeout(Duration.ofMillis(1000)).build();
+        Baton a = closeLater(Baton.connect(config));
+        Baton b = closeLater(Baton.connect(config));
+        DistributedLock lock = a.lock("reentry");
+        lock.lock();
+        String token = Long.toString(lock.fencingToken());
+        for (RedisServer m : masters.servers()) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> token.equals(m.command("HGET", "baton:lock:{reentry}",
+                    "token")));
+        }
+        for (int i = 2; i < 5; i++) {
+            masters.get(i).pause();
+        }
+        assertThatThrownBy(lock::tryLock).isInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining("only 2 of 5 masters answered");
+        for (int i = 0; i < 2; i++) {
+            RedisServer m = masters.get(i);
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(m.command("HGET", "baton:lock:{reentry}", "count")).isEqualTo("1"));
+        }
+        for (int i = 2; i < 5; i++) {
+            // Their re-entries run now, after the caller was told they timed out: a count nobody asked for.
+            masters.get(i).resume();
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> "2".equals(masters.get(4).command("HGET",
+                "baton:lock:{reentry}", "count")));
+        assertThat(b.lock("reentry").tryLock()).isFalse();
+        assertThat(lock.holdCount()).isEqualTo(1);
+        lock.unlock(); // the last release ends the hold on every master, whatever count a master shows
+        assertThat(lock.isHeldByCurrentThread()).isFalse();
+        assertThat(b.lock("reentry").tryLock(Duration.ofSeconds(5))).isTrue();
+        b.lock("reentry").unlock();
     }
 
     private static long redisMillis(RedisServer server) {

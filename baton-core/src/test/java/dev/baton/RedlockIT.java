@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** The Redlock's everyday contract over five independent masters, and what it refuses. */
 class RedlockIT {
-    static final Duration LEASE = Duration.ofMillis(1500);
+    static final Duration LEASE = Duration.ofMillis(2000);
     static final Duration MAX_LEASE = Duration.ofSeconds(3);
 
     private RedisServers masters;
@@ -36,7 +36,8 @@ class RedlockIT {
 
     static BatonConfig config(List<String> uris, Duration maxLease) {
         return BatonConfig.builder().redlock(uris.toArray(String[]::new)).watchdogLease(LEASE)
-                .commandTimeout(Duration.ofMillis(500)).recheckInterval(Duration.ofMillis(300))
+                // Long enough that five connects at once get through on a loaded machine, short against the lease.
+                .commandTimeout(Duration.ofMillis(1000)).recheckInterval(Duration.ofMillis(300))
                 .redlockMaxLease(maxLease).build();
     }
 

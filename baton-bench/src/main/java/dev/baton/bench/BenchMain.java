@@ -48,7 +48,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * {@code --skip-rate} (no rate limiters), {@code --rate-only} (only the rate limiters), {@code --topologies} (only
  * Baton and Redisson on a standalone server, a Sentinel group and a Cluster: {@link TopologyComparison}),
  * {@code --family} (adds the lock-family benchmarks, {@link FamilyRun}: fair lock, read-write lock and semaphore,
- * Baton against Redisson, about 3 minutes) and {@code --family-only} (only those). The skip
+ * Baton against Redisson, about 3 minutes), {@code --family-only} (only those) and {@code --redlock} (only Baton's
+ * Redlock over 3 and 5 masters against the single-node lock and Redisson's {@code RedissonRedLock}, on 5 servers of
+ * its own: {@link RedlockComparison}, about 3.5 minutes). The skip
  * options apply to the rate part too, so {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved
  * cross-check and memory figures (2 minutes); {@code --skip-trace} leaves out the family's MONITOR rounds.
  *
@@ -72,6 +74,8 @@ public final class BenchMain {
         boolean family;
         /** --topologies: only the comparison of standalone, Sentinel and Cluster ({@link TopologyComparison}). */
         boolean topologies;
+        /** --redlock: only the Redlock comparison ({@link RedlockComparison}). */
+        boolean redlock;
         Path out;
 
         /** Whether any part of the lock benchmarks runs (all of them do unless skipped or --rate-only). */
@@ -122,6 +126,11 @@ public final class BenchMain {
                             trace ? Duration.ofSeconds(1) : null);
         }
 
+        /** The Redlock comparison: about 3.5 minutes, or under a minute with --quick. */
+        RedlockComparison.Plan redlockPlan() {
+            return quick ? RedlockComparison.Plan.quick() : RedlockComparison.Plan.full();
+        }
+
         Duration pingMeasure() {
             return quick ? Duration.ofMillis(500) : Duration.ofSeconds(1);
         }
@@ -147,6 +156,7 @@ public final class BenchMain {
                         s.rate = true;
                     }
                     case "--topologies" -> s.topologies = true;
+                    case "--redlock" -> s.redlock = true;
                     case "--family" -> s.family = true;
                     case "--family-only" -> {
                         s.family = true;
@@ -162,7 +172,7 @@ public final class BenchMain {
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
                                 + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
-                                + " [--skip-handoff] [--skip-rate | --rate-only | --topologies]"
+                                + " [--skip-handoff] [--skip-rate | --rate-only | --topologies | --redlock]"
                                 + " [--family | --family-only]"
                                 + "\n   or: java -jar baton-bench/target/benchmarks.jar"
                                 + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]");
@@ -171,13 +181,17 @@ public final class BenchMain {
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
                 }
             }
-            if (s.topologies) {
+            if (s.topologies && s.redlock) {
+                throw new IllegalArgumentException("--topologies and --redlock each run alone: give one of them");
+            }
+            if (s.topologies || s.redlock) {
                 s.locks = false;
                 s.rate = false;
                 s.family = false;
             }
             if (s.out == null) {
                 s.out = defaultDirectory().resolve(s.topologies ? "topology-results.md"
+                        : s.redlock ? "redlock-results.md"
                         : s.family && !s.locks && !s.rate ? "family-results.md" : "benchmark-results.md");
             }
             return s;
@@ -217,6 +231,17 @@ public final class BenchMain {
                 report.redisVersion = report.topologies.redisVersion;
             } catch (Exception | Error e) {
                 report.anomalies.add("topology comparison failed:\n" + HandoffScenario.stackTrace(e));
+            }
+            finish(settings, report, started);
+            return;
+        }
+        if (settings.redlock) {
+            report.libraries = libraries(false);
+            try {
+                report.redlock = RedlockComparison.run(binary, settings.redlockPlan());
+                report.redisVersion = report.redlock.redisVersion;
+            } catch (Exception | Error e) {
+                report.anomalies.add("Redlock comparison failed:\n" + HandoffScenario.stackTrace(e));
             }
             finish(settings, report, started);
             return;

@@ -66,6 +66,8 @@ final class Report {
     FamilyRun.Result family;
     /** The --topologies comparison, or null. */
     TopologyComparison.Result topologies;
+    /** The --redlock comparison, or null. */
+    RedlockComparison.Result redlock;
     /** Shape label -> contender -> slices of the concurrent cross-check. */
     Map<String, Map<String, ConcurrentCrossCheck.Slices>> concurrentCheck;
     private final List<String> loadAverages = new ArrayList<>();
@@ -236,7 +238,8 @@ final class Report {
         md.append("- JDK: ").append(System.getProperty("java.vm.name")).append(' ')
                 .append(System.getProperty("java.runtime.version")).append('\n');
         md.append("- redis-server ").append(redisVersion).append(topologies != null
-                ? ", the same binary for every node of every topology\n" : ", one server shared by every contender\n");
+                ? ", the same binary for every node of every topology\n" : redlock != null
+                ? ", the same binary for every master\n" : ", one server shared by every contender\n");
         md.append("- ").append(libraries).append('\n');
         if (settings.anyLockPart() && settings.jmh) {
             md.append("- JMH (a, b, d): ").append(settings.jmhSettings())
@@ -263,6 +266,9 @@ final class Report {
 
         if (topologies != null) {
             appendTopologies(md);
+        }
+        if (redlock != null) {
+            RedlockReport.append(md, redlock);
         }
         if (settings.anyLockPart()) {
             appendLocks(md);

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Keeps the benchmark harness honest without running the full benchmarks: the commandstats parser, a MONITOR trace,
  * one short round of scenario (c) with Baton (a few seconds), one short round of each lock-family workload for Baton
- * and Redisson (about 20 seconds), and the whole rate-limiter part with {@code --quick} settings (JMH forks
- * included: about a minute).
+ * and Redisson (about 20 seconds), one short pass of the Redlock comparison on 5 servers of its own (about 30
+ * seconds), and the whole rate-limiter part with {@code --quick} settings (JMH forks included: about a minute).
  */
 class BenchSmokeIT {
     private static RedisServer server;
@@ -198,6 +198,51 @@ class BenchSmokeIT {
         assertThat(topologies.topologies).isTrue();
         assertThat(topologies.anyLockPart()).isFalse();
         assertThat(topologies.rate).isFalse();
+    }
+
+    @Test
+    void redlockRunsNothingElse() {
+        BenchMain.Settings redlock = BenchMain.Settings.parse(new String[] {"--redlock", "--quick"});
+
+        assertThat(redlock.redlock).isTrue();
+        assertThat(redlock.anyLockPart()).isFalse();
+        assertThat(redlock.rate).isFalse();
+        assertThat(redlock.family).isFalse();
+        assertThat(redlock.out.getFileName().toString()).isEqualTo("redlock-results.md");
+    }
+
+    @Test
+    void redlockComparisonMeasuresEveryContender(@TempDir Path dir) throws Exception {
+        RedlockComparison.Result result = RedlockComparison.run(RedisBinary.locate(), new RedlockComparison.Plan(1,
+                Duration.ofMillis(100), Duration.ofMillis(200), 1, Duration.ofMillis(100), Duration.ofMillis(400), 1));
+
+        assertThat(result.anomalies).isEmpty();
+        List<String> uncontended = new java.util.ArrayList<>(RedlockComparison.LOCKS);
+        uncontended.addAll(RedlockComparison.FLOORS);
+        assertThat(result.uncontended).containsOnlyKeys(uncontended);
+        result.uncontended.forEach((contender, slices) -> {
+            assertThat(slices.medianOps()).as(contender + " ops/s").isPositive();
+            assertThat(slices.latencies).as(contender + " latencies").hasSize(1);
+            // a lock+unlock reaches every master at least once (scripts, or a ping floor's PINGs)
+            assertThat(slices.stats.perOp(slices.ops)).as(contender + " commands/op")
+                    .isGreaterThanOrEqualTo(RedlockComparison.masters(contender));
+        });
+        assertThat(result.contended).containsOnlyKeys(RedlockComparison.LOCKS);
+        result.contended.forEach((contender, rounds) -> {
+            assertThat(rounds).as(contender).hasSize(1);
+            HandoffScenario.Round round = rounds.get(0);
+            assertThat(round.errors).as(contender + " errors").isEmpty();
+            assertThat(round.stuckThreads).as(contender + " stuck").isEmpty();
+            assertThat(round.exclusionViolations).as(contender + " exclusion violations").isZero();
+            assertThat(round.acquisitions).as(contender + " acquisitions").isPositive();
+        });
+        assertThat(result.first).hasSize(RedlockComparison.LOCKS.size() + 2);
+
+        Report report = new Report(BenchMain.Settings.parse(
+                new String[] {"--redlock", "--quick", "--out", dir.resolve("r.md").toString()}));
+        report.redlock = result;
+        assertThat(report.markdown()).contains("## Redlock", "| baton-redlock-3 | 3 |", "| redisson-redlock-5 | 5 |",
+                "### Goal: Baton's Redlock over 3 masters", "| ping-floor-5 | 5 |", "### A fresh client's first");
     }
 
     @Test

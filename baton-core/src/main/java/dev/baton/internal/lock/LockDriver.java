@@ -101,6 +101,16 @@ interface LockDriver {
     CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish);
 
     /**
+     * Releases one hold count of a hold of this Baton (an {@code unlock()} or {@code release()}); the hold's local count
+     * says whether it is the last. The default is {@link #release(LockKeys, String, long, boolean)}; the Redlock uses
+     * the count to end the whole hold on its last release, on every master, whatever count a master that missed a
+     * reply may still show.
+     */
+    default CompletableFuture<Long> releaseHold(Hold hold, boolean publish) {
+        return release(hold.keys, hold.owner, hold.token, publish);
+    }
+
+    /**
      * Extends every hold of the batch whose owner and token still match; all holds are of this driver and of one hash
      * slot.
      *

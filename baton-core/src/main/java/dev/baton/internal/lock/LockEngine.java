@@ -487,7 +487,7 @@ public final class LockEngine implements AutoCloseable {
         }
         long left;
         try {
-            left = gateway.await(hold.driver.release(hold.keys, hold.owner, hold.token,
+            left = gateway.await(hold.driver.releaseHold(hold,
                     notifications.hasWaiters(hold.keys.channel())));
         } catch (RuntimeException e) {
             if (last) {

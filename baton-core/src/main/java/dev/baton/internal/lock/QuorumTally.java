@@ -46,12 +46,22 @@ final class QuorumTally<T> {
                 R decision;
                 boolean wasDecided;
                 synchronized (tally) {
-                    tally.answered[index] = true;
-                    tally.replies[index] = reply;
-                    tally.failures[index] = failure;
-                    tally.count++;
                     wasDecided = tally.decided;
-                    decision = wasDecided ? null : decide.apply(tally);
+                    if (!wasDecided) {
+                        // Frozen once decided: a later reply goes to the late handler alone, never also into the
+                        // tally that the outcome's continuation reads (a grant must be undone once, not twice).
+                        tally.answered[index] = true;
+                        tally.replies[index] = reply;
+                        tally.failures[index] = failure;
+                        tally.count++;
+                    }
+                    try {
+                        decision = wasDecided ? null : decide.apply(tally);
+                    } catch (RuntimeException e) {
+                        tally.decided = true;
+                        outcome.completeExceptionally(e);
+                        return;
+                    }
                     if (decision == null && !wasDecided && tally.count == tally.replies.length) {
                         outcome.completeExceptionally(new IllegalStateException("no outcome after every reply"));
                         tally.decided = true;

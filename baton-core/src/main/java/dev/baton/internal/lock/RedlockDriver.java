@@ -18,6 +18,9 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,11 +46,14 @@ import org.slf4j.LoggerFactory;
  */
 final class RedlockDriver implements LockDriver {
     static final Script ACQUIRE = Script.load("redlock-acquire", "owns");
+    static final Script UNDO = Script.load("redlock-undo", "owns");
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
     /** How often one acquire call may go round again at once: for a stale proposal or masters admitted meanwhile. */
     private static final int ROUNDS = 3;
     /** Upper bound of the random pause before retrying after a split vote, in milliseconds. */
     private static final int SPLIT_JITTER_MILLIS = 20;
+    /** How often the contender that keeps its grants after a split vote goes round again for the rest. */
+    private static final int KEEPS = 3;
 
     private final QuorumTransport masters;
     private final Ticker ticker;
@@ -106,10 +112,16 @@ final class RedlockDriver implements LockDriver {
 
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return round(r, willWait, ROUNDS);
+        return round(r, willWait, ROUNDS, KEEPS);
     }
 
-    private CompletableFuture<Acquired> round(AcquireRequest r, boolean willWait, int roundsLeft) {
+    /**
+     * One parallel round to every master.
+     *
+     * @param roundsLeft rounds this try may still make for a stale proposal or masters admitted meanwhile
+     * @param keepsLeft  rounds it may still make while keeping its grants after a split vote
+     */
+    private CompletableFuture<Acquired> round(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft) {
         long proposal = proposals.next();
         long heldToken = r.heldToken();
         long sentAt = ticker.nanos();
@@ -118,8 +130,11 @@ final class RedlockDriver implements LockDriver {
                 Long.toString(r.leaseMillis()), r.holder(), retentionMillis, Long.toString(heldToken),
                 willWait ? "1" : "0", Long.toString(proposal));
         int quorum = masters.quorum();
-        // The winning token, once a quorum holds one: the held token (a re-entry) or the proposal (a fresh hold).
-        long[] won = new long[1];
+        long validityNanos = TimeUnit.MILLISECONDS.toNanos(validityMillis(r.leaseMillis()));
+        // The winning token, once a quorum holds one in time: the held token (a re-entry) or the proposal (a fresh
+        // hold). It stays 0 for a quorum heard too late, so that every grant of this try, early or late, is undone.
+        AtomicLong won = new AtomicLong();
+        AtomicBoolean tooLate = new AtomicBoolean();
         return QuorumTally.gather(calls, tally -> {
             int reentered = 0;
             int fresh = 0;
@@ -136,7 +151,11 @@ final class RedlockDriver implements LockDriver {
                 unmarked |= reply != null && reply.get(0) == -2L;
             }
             if (reentered >= quorum || fresh >= quorum) {
-                won[0] = reentered >= quorum ? heldToken : proposal;
+                if (validityNanos - (ticker.nanos() - sentAt) > 0) {
+                    won.set(reentered >= quorum ? heldToken : proposal);
+                } else {
+                    tooLate.set(true); // the lease may already be running out on some master: never returned
+                }
                 return tally;
             }
             if (tally.pending() == 0) {
@@ -147,17 +166,20 @@ final class RedlockDriver implements LockDriver {
             return !unmarked && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
         }, (i, late) -> {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
-            if (late != null && late.get(0) == 1L && late.get(1) != won[0]) {
-                undo(r, late.get(1));
+            if (late != null && late.get(0) == 1L && late.get(1) != won.get()) {
+                undoOn(i, r, late.get(1));
             }
-        }).thenCompose(tally -> decided(r, willWait, roundsLeft, proposal, sentAt, won[0], tally));
+        }).thenCompose(tally -> decided(r, willWait, roundsLeft, keepsLeft, won.get(), tooLate.get(), sentAt,
+                tally));
     }
 
-    private CompletableFuture<Acquired> decided(AcquireRequest r, boolean willWait, int roundsLeft, long proposal,
-                                                long sentAt, long won, QuorumTally<List<Long>> tally) {
+    private CompletableFuture<Acquired> decided(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft,
+                                                long won, boolean tooLate, long sentAt,
+                                                QuorumTally<List<Long>> tally) {
         int n = tally.masters();
         List<Long> busyPttls = new ArrayList<>();
         List<Integer> unmarked = new ArrayList<>();
+        List<Integer> grants = new ArrayList<>(); // masters whose grant is not part of an outcome
         int stale = 0;
         int holdCount = 1;
         for (int i = 0; i < n; i++) {
@@ -168,11 +190,10 @@ final class RedlockDriver implements LockDriver {
             proposals.clock(reply.get(3));
             switch (answer(reply)) {
                 case GRANTED -> {
-                    long token = reply.get(1);
-                    if (won != 0 && token == won) {
+                    if (won != 0 && reply.get(1) == won) {
                         holdCount = Math.max(holdCount, reply.get(2).intValue());
                     } else {
-                        undo(r, token); // a grant that is not part of the outcome
+                        grants.add(i);
                     }
                 }
                 case BUSY -> {
@@ -189,17 +210,24 @@ final class RedlockDriver implements LockDriver {
             }
         }
         if (won != 0) {
-            long elapsed = ticker.nanos() - sentAt;
-            if (TimeUnit.MILLISECONDS.toNanos(validityMillis(r.leaseMillis())) - elapsed > 0) {
-                return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
-            }
-            // Granted too late: the lease may already be running out on some master. Never returned.
-            log.debug("Redlock '{}': a quorum granted it after {} ms, past its validity; released",
-                    r.keys().name(), TimeUnit.NANOSECONDS.toMillis(elapsed));
-            undo(r, won);
-            return CompletableFuture.completedFuture(new Acquired(false, 0, 0, jitter()));
+            return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
         }
         int failed = tally.failed();
+        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && n - failed >= masters.quorum()
+                && holdsFirstTaken(tally)) {
+            // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
+            // replaces them) once its rivals, who do not hold the first taken master, have had a moment to undo.
+            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS))
+                    .thenCompose(v -> round(r, willWait, roundsLeft, keepsLeft - 1));
+        }
+        for (int i : grants) {
+            undoOn(i, r, tally.reply(i).get(1)); // a grant that is not part of an outcome, on its master alone
+        }
+        if (tooLate) {
+            log.debug("Redlock '{}': a majority granted it only after {} ms, past its validity; released",
+                    r.keys().name(), TimeUnit.NANOSECONDS.toMillis(ticker.nanos() - sentAt));
+            return CompletableFuture.completedFuture(new Acquired(false, 0, 0, jitter()));
+        }
         if (n - failed < masters.quorum()) {
             Throwable first = tally.firstFailure();
             return CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + r.keys().name()
@@ -209,14 +237,30 @@ final class RedlockDriver implements LockDriver {
         if (!unmarked.isEmpty() && tally.pending() == 0) {
             CompletableFuture<Boolean> admitted = admission.admit(unmarked);
             if (roundsLeft > 1) {
-                return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1)
+                return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft)
                         : CompletableFuture.completedFuture(notGranted(busyPttls, tally)));
             }
         }
         if (stale > 0 && roundsLeft > 1) {
-            return round(r, willWait, roundsLeft - 1); // the proposals have learned the counters: propose above them
+            // The proposals have learned the counters: propose above them.
+            return round(r, willWait, roundsLeft - 1, keepsLeft);
         }
         return CompletableFuture.completedFuture(notGranted(busyPttls, tally));
+    }
+
+    /**
+     * Whether the first master (in the masters' order) that some contender holds is held by this try. Every
+     * contender of a split vote sees the same first master held by the same one of them (unless a reply failed), so
+     * exactly one keeps its grants and the others give theirs back, instead of all retrying into another split.
+     */
+    private static boolean holdsFirstTaken(QuorumTally<List<Long>> tally) {
+        for (int i = 0; i < tally.masters(); i++) {
+            List<Long> reply = tally.reply(i);
+            if (reply != null && (reply.get(0) == 1L || reply.get(0) == 0L)) {
+                return reply.get(0) == 1L;
+            }
+        }
+        return false;
     }
 
     private static Answer answer(List<Long> reply) {
@@ -244,11 +288,13 @@ final class RedlockDriver implements LockDriver {
     }
 
     /**
-     * Releases one grant of this attempt on every master (best effort, and exact: only a hold of this owner with this
-     * token is touched; one left behind expires with its lease).
+     * Undoes one master's grant of this try: releases one hold count of this owner with this token on that master
+     * alone (a fresh grant is deleted, a re-entry counted back), once per grant. Best effort: a grant left behind
+     * expires with its lease.
      */
-    private void undo(AcquireRequest r, long token) {
-        release(r.keys(), r.owner(), token, false);
+    private void undoOn(int master, AcquireRequest r, long token) {
+        masters.<Long>runOn(master, UNDO, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
+                Long.toString(token));
     }
 
     // ---- releasing, renewing, keeping ----
@@ -261,9 +307,30 @@ final class RedlockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
+        return release(keys, owner, token, publish, false);
+    }
+
+    /**
+     * The last release of a hold ends it on every master that still shows a count for it: a re-entry whose reply a
+     * master never gave in time (a timeout) may still have run there, and its count would otherwise outlive the hold
+     * and keep the lock taken on that master until its lease ran out (or, on a majority of masters, keep it held).
+     */
+    @Override
+    public CompletableFuture<Long> releaseHold(Hold hold, boolean publish) {
+        return release(hold.keys, hold.owner, hold.token, publish, hold.count() <= 1);
+    }
+
+    /** @param last whether this ends the hold: masters that still count it have it expire at once */
+    private CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish, boolean last) {
         List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.RELEASE, ScriptOutputType.INTEGER,
                 new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0");
         int quorum = masters.quorum();
+        BiConsumer<Integer, Long> endLeftover = (i, left) -> {
+            if (last && left != null && left > 0) {
+                masters.runOn(i, LockCalls.KEEP, ScriptOutputType.INTEGER, new String[] {keys.lock()}, "1", owner,
+                        Long.toString(token));
+            }
+        };
         return QuorumTally.gather(calls, tally -> {
             int held = 0;
             int gone = 0;
@@ -278,13 +345,19 @@ final class RedlockDriver implements LockDriver {
                 }
             }
             if (held >= quorum) {
+                if (last) {
+                    for (int i = 0; i < tally.masters(); i++) {
+                        endLeftover.accept(i, tally.reply(i));
+                    }
+                    return 0L;
+                }
                 return left;
             }
             if (gone > tally.masters() - quorum) {
                 return -1L;
             }
             return tally.pending() == 0 ? Long.MIN_VALUE : null;
-        }, null).thenCompose(left -> left != Long.MIN_VALUE ? CompletableFuture.completedFuture(left)
+        }, endLeftover).thenCompose(left -> left != Long.MIN_VALUE ? CompletableFuture.completedFuture(left)
                 : CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + keys.name()
                         + "': too few masters answered the release to tell whether it was still held (" + quorum
                         + " needed); where it still is, it expires with its lease", null)));
