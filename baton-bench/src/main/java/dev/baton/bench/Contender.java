@@ -60,6 +60,11 @@ abstract class Contender implements AutoCloseable {
     static final List<String> LOCKS = List.of(BATON, REDISSON);
 
     /** Opens a contender of the given kind against the standalone server at {@code uri}. */
+    /** Baton's lock on a Baton of these settings (one Redis, or Redlock masters). */
+    static Contender baton(BatonConfig config) {
+        return new BatonContender(config);
+    }
+
     static Contender open(String kind, String uri) {
         return open(kind, RedisTarget.standalone(uri));
     }

@@ -193,7 +193,7 @@ final class RedlockComparison {
             BenchMain.log("redlock: " + UNCONTENDED + ", warm-up");
             long[] buffer = new long[CAPACITY];
             for (String kind : kinds) {
-                loop(locks.get(kind), plan.warmup(), buffer);
+                UncontendedCrossCheck.measure(locks.get(kind), plan.warmup(), buffer);
             }
             idleCpu(all, result);
             BenchMain.log("redlock: " + UNCONTENDED + ", " + plan.slices() + " x " + kinds.size() + " slices of "
@@ -208,7 +208,7 @@ final class RedlockComparison {
                     long client = ConcurrentCrossCheck.clientCpuNanos();
                     long redis = ConcurrentCrossCheck.redisCpuNanos(pids);
                     long start = System.nanoTime();
-                    int n = loop(locks.get(kind), plan.slice(), buffer);
+                    int n = UncontendedCrossCheck.measure(locks.get(kind), plan.slice(), buffer);
                     double seconds = (System.nanoTime() - start) / 1e9;
                     long redisAfter = ConcurrentCrossCheck.redisCpuNanos(pids);
                     long clientAfter = ConcurrentCrossCheck.clientCpuNanos();
@@ -244,25 +244,6 @@ final class RedlockComparison {
         for (int i = 0; i < before.length; i++) {
             long after = ConcurrentCrossCheck.redisCpuNanos(List.of(all.get(i).pid()));
             result.idleCpuNanosPerSecond.add(before[i] < 0 || after < 0 ? 0.0 : (after - before[i]) / seconds);
-        }
-    }
-
-    /** lock()+unlock() for {@code duration}; returns the operations, their times in {@code nanos}. */
-    private static int loop(Lock lock, Duration duration, long[] nanos) {
-        int n = 0;
-        long end = System.nanoTime() + duration.toNanos();
-        while (true) {
-            long t0 = System.nanoTime();
-            lock.lock();
-            lock.unlock();
-            long t1 = System.nanoTime();
-            if (n < nanos.length) {
-                nanos[n] = t1 - t0;
-            }
-            n++;
-            if (t1 >= end) {
-                return n;
-            }
         }
     }
 
@@ -340,7 +321,7 @@ final class RedlockComparison {
         String[] uris = all.subList(0, masters(kind)).stream().map(RedisServer::uri).toArray(String[]::new);
         return switch (kind) {
             case BATON, REDISSON -> Contender.open(kind, uris[0]);
-            case BATON_3, BATON_5 -> new BatonRedlock(BatonConfig.builder().redlock(uris)
+            case BATON_3, BATON_5 -> Contender.baton(BatonConfig.builder().redlock(uris)
                     .namespace(namespace + uris.length).build());
             case REDISSON_3, REDISSON_5 -> new RedissonRedlock(uris);
             case PING_1, PING_3, PING_5 -> new QuorumPingFloor(uris);
@@ -378,24 +359,6 @@ final class RedlockComparison {
             client.close();
         } catch (RuntimeException e) {
             // best effort: a client stuck in close must not cost the rest of the run
-        }
-    }
-
-    private static final class BatonRedlock extends Contender {
-        private final Baton baton;
-
-        BatonRedlock(BatonConfig config) {
-            this.baton = Baton.connect(config);
-        }
-
-        @Override
-        Lock lock(String name) {
-            return baton.lock(name);
-        }
-
-        @Override
-        public void close() {
-            baton.close();
         }
     }
 

@@ -72,7 +72,7 @@ final class UncontendedCrossCheck {
     }
 
     /** Runs lock()+unlock() for {@code duration}; returns the operation count, their times in {@code nanos}. */
-    private static int measure(Lock lock, Duration duration, long[] nanos) {
+    static int measure(Lock lock, Duration duration, long[] nanos) {
         int n = 0;
         long end = System.nanoTime() + duration.toNanos();
         while (true) {

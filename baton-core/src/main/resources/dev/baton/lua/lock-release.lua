@@ -6,6 +6,8 @@
 -- ARGV[3]  release channel (pub/sub) of this lock
 -- ARGV[4]  "1" to publish even if no waiter marked the hash (the releasing Baton has local waiters)
 -- ARGV[5]  "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
+-- ARGV[6]  (optional) the message that announces the release; absent: 'released'. A Redlock names the token,
+--          "released <token>", so that the copies its masters publish can be told to be one release
 --
 -- Reply: n > 0  still held by the owner with n holds left
 --        0      released (and published on the channel if anyone waits), or passed to a waiter's live claim
@@ -32,6 +34,6 @@ if held[4] == '2' then
 end
 redis.call('DEL', KEYS[1])
 if held[4] or ARGV[4] == '1' then
-  notify(ARGV[3], ARGV[5])
+  notify(ARGV[3], ARGV[5], ARGV[6])
 end
 return 0

@@ -112,7 +112,7 @@ final class RedlockDriver implements LockDriver {
 
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return round(r, willWait, ROUNDS, KEEPS);
+        return round(r, willWait, ROUNDS, KEEPS, List.of());
     }
 
     /**
@@ -120,8 +120,11 @@ final class RedlockDriver implements LockDriver {
      *
      * @param roundsLeft rounds this try may still make for a stale proposal or masters admitted meanwhile
      * @param keepsLeft  rounds it may still make while keeping its grants after a split vote
+     * @param kept       the grants it kept from its last round, as {master, token}: this round replaces them where
+     *                   its own proposal is granted, and whatever is not replaced is undone or kept again
      */
-    private CompletableFuture<Acquired> round(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft) {
+    private CompletableFuture<Acquired> round(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft,
+                                              List<long[]> kept) {
         long proposal = proposals.next();
         long heldToken = r.heldToken();
         long sentAt = ticker.nanos();
@@ -169,17 +172,25 @@ final class RedlockDriver implements LockDriver {
             if (late != null && late.get(0) == 1L && late.get(1) != won.get()) {
                 undoOn(i, r, late.get(1));
             }
-        }).thenCompose(tally -> decided(r, willWait, roundsLeft, keepsLeft, won.get(), tooLate.get(), sentAt,
-                tally));
+        }).thenCompose(tally -> decided(r, willWait, roundsLeft, keepsLeft, kept, proposal, won.get(), tooLate.get(),
+                sentAt, tally));
     }
 
     private CompletableFuture<Acquired> decided(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft,
-                                                long won, boolean tooLate, long sentAt,
-                                                QuorumTally<List<Long>> tally) {
+                                                List<long[]> kept, long proposal, long won, boolean tooLate,
+                                                long sentAt, QuorumTally<List<Long>> tally) {
         int n = tally.masters();
         List<Long> busyPttls = new ArrayList<>();
         List<Integer> unmarked = new ArrayList<>();
-        List<Integer> grants = new ArrayList<>(); // masters whose grant is not part of an outcome
+        // Grants of this try that are not part of an outcome, as {master, token}: this round's, and those kept from
+        // the last round that this round's proposal did not replace.
+        List<long[]> grants = new ArrayList<>();
+        for (long[] k : kept) {
+            List<Long> reply = tally.reply((int) k[0]);
+            if (reply == null || reply.get(0) != 1L || reply.get(1) != proposal) {
+                grants.add(k);
+            }
+        }
         int stale = 0;
         int holdCount = 1;
         for (int i = 0; i < n; i++) {
@@ -193,7 +204,7 @@ final class RedlockDriver implements LockDriver {
                     if (won != 0 && reply.get(1) == won) {
                         holdCount = Math.max(holdCount, reply.get(2).intValue());
                     } else {
-                        grants.add(i);
+                        grants.add(new long[] {i, reply.get(1)});
                     }
                 }
                 case BUSY -> {
@@ -210,6 +221,9 @@ final class RedlockDriver implements LockDriver {
             }
         }
         if (won != 0) {
+            for (long[] g : grants) {
+                undoOn((int) g[0], r, g[1]); // a grant of another token than the hold's (a re-entry's own, or kept)
+            }
             return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
         }
         int failed = tally.failed();
@@ -218,10 +232,10 @@ final class RedlockDriver implements LockDriver {
             // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
             // replaces them) once its rivals, who do not hold the first taken master, have had a moment to undo.
             return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS))
-                    .thenCompose(v -> round(r, willWait, roundsLeft, keepsLeft - 1));
+                    .thenCompose(v -> round(r, willWait, roundsLeft, keepsLeft - 1, grants));
         }
-        for (int i : grants) {
-            undoOn(i, r, tally.reply(i).get(1)); // a grant that is not part of an outcome, on its master alone
+        for (long[] g : grants) {
+            undoOn((int) g[0], r, g[1]); // a grant that is not part of an outcome, on its master alone
         }
         if (tooLate) {
             log.debug("Redlock '{}': a majority granted it only after {} ms, past its validity; released",
@@ -237,13 +251,13 @@ final class RedlockDriver implements LockDriver {
         if (!unmarked.isEmpty() && tally.pending() == 0) {
             CompletableFuture<Boolean> admitted = admission.admit(unmarked);
             if (roundsLeft > 1) {
-                return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft)
+                return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft, List.of())
                         : CompletableFuture.completedFuture(notGranted(busyPttls, tally)));
             }
         }
         if (stale > 0 && roundsLeft > 1) {
             // The proposals have learned the counters: propose above them.
-            return round(r, willWait, roundsLeft - 1, keepsLeft);
+            return round(r, willWait, roundsLeft - 1, keepsLeft, List.of());
         }
         return CompletableFuture.completedFuture(notGranted(busyPttls, tally));
     }
@@ -323,7 +337,8 @@ final class RedlockDriver implements LockDriver {
     /** @param last whether this ends the hold: masters that still count it have it expire at once */
     private CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish, boolean last) {
         List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.RELEASE, ScriptOutputType.INTEGER,
-                new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0");
+                new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0",
+                "released " + token);
         int quorum = masters.quorum();
         BiConsumer<Integer, Long> endLeftover = (i, left) -> {
             if (last && left != null && left > 0) {

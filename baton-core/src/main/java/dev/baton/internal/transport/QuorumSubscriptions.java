@@ -1,7 +1,9 @@
 package dev.baton.internal.transport;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -18,14 +20,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Thread-safe.
  */
 final class QuorumSubscriptions implements Subscriptions {
-    private final Subscriptions.Listener listener;
+    private final OnceEach listener;
     private final int quorum;
     /** One per master; null for a master not reached yet. Guarded by this. */
     private final Subscriptions[] perMaster;
     private final Set<String> channels = ConcurrentHashMap.newKeySet();
 
     QuorumSubscriptions(List<IndependentMaster> masters, int quorum, Subscriptions.Listener listener) {
-        this.listener = listener;
+        this.listener = new OnceEach(listener);
         this.quorum = quorum;
         this.perMaster = new Subscriptions[masters.size()];
         for (int i = 0; i < perMaster.length; i++) {
@@ -46,6 +48,54 @@ final class QuorumSubscriptions implements Subscriptions {
         listener.reconnected();
     }
 
+    /**
+     * Passes each message on once, whichever master delivers it first: every master publishes the same release, and
+     * each copy would wake one more waiter into a round that finds the lock taken. Only messages that name what they
+     * announce (a Redlock release carries its token: {@code "released <token>"}) are recognised as copies; a bare
+     * {@code "released"} (a force-unlock) always passes, at worst waking a waiter more than needed.
+     */
+    private static final class OnceEach implements Subscriptions.Listener {
+        /** How many of a channel's last distinct messages are remembered: the copies of one arrive close together. */
+        private static final int REMEMBERED = 8;
+        private final Subscriptions.Listener listener;
+        private final Map<String, ArrayDeque<String>> recent = new ConcurrentHashMap<>();
+
+        OnceEach(Subscriptions.Listener listener) {
+            this.listener = listener;
+        }
+
+        @Override
+        public void message(String channel, String message) {
+            if (message.indexOf(' ') >= 0) {
+                ArrayDeque<String> seen = recent.computeIfAbsent(channel, c -> new ArrayDeque<>(REMEMBERED));
+                synchronized (seen) {
+                    if (seen.contains(message)) {
+                        return;
+                    }
+                    if (seen.size() == REMEMBERED) {
+                        seen.removeFirst();
+                    }
+                    seen.addLast(message);
+                }
+            }
+            listener.message(channel, message);
+        }
+
+        @Override
+        public void dropped(String channel) {
+            listener.dropped(channel);
+        }
+
+        @Override
+        public void reconnected() {
+            listener.reconnected();
+        }
+
+        void forget(String channel) {
+            recent.remove(channel);
+        }
+    }
+
     @Override
     public CompletableFuture<Void> subscribe(String channel) {
         channels.add(channel);
@@ -55,6 +105,7 @@ final class QuorumSubscriptions implements Subscriptions {
     @Override
     public CompletableFuture<Void> unsubscribe(String channel) {
         channels.remove(channel);
+        listener.forget(channel);
         return majority(s -> s.unsubscribe(channel));
     }
 
