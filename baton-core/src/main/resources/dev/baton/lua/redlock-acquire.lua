@@ -18,7 +18,8 @@
 -- Reply: {code, a, b, time}, time being this master's clock in microseconds (TIME), from which callers calibrate
 -- their proposals:
 --   {1, token, holdCount, time}  granted with the proposed token (holdCount 1), or re-entered (the held token)
---   {0, pttl, counter, time}     held by another owner for pttl ms more
+--   {0, pttl, counter, time, t}  held by another owner for pttl ms more, with token t (so that a caller can tell one
+--                                holder of a majority from the partial grants of a split vote)
 --   {-1, counter, 0, time}       free, but the proposal is not above the counter: propose higher
 --   {-2, 0, 0, time}             no admission marker: this master must be admitted first (redlock-admit.lua)
 --   {-3, ms, 0, time}            admitted only in ms: it came back empty and sits out the longest lease
@@ -52,7 +53,7 @@ if held[1] and held[1] ~= ARGV[1] then
   if ARGV[6] == '1' and not held[3] then
     redis.call('HSET', KEYS[1], 'waiters', 1)
   end
-  return {0, redis.call('PTTL', KEYS[1]), last, micros}
+  return {0, redis.call('PTTL', KEYS[1]), last, micros, tonumber(held[2])}
 end
 local proposed = tonumber(ARGV[7])
 if proposed <= last then

@@ -180,7 +180,7 @@ final class RedlockDriver implements LockDriver {
                                                 List<long[]> kept, long proposal, long won, boolean tooLate,
                                                 long sentAt, QuorumTally<List<Long>> tally) {
         int n = tally.masters();
-        List<Long> busyPttls = new ArrayList<>();
+        Map<Long, List<Long>> busy = new HashMap<>(); // pttls of the masters held by others, by the holder's token
         List<Integer> unmarked = new ArrayList<>();
         // Grants of this try that are not part of an outcome, as {master, token}: this round's, and those kept from
         // the last round that this round's proposal did not replace.
@@ -208,7 +208,7 @@ final class RedlockDriver implements LockDriver {
                     }
                 }
                 case BUSY -> {
-                    busyPttls.add(reply.get(1));
+                    busy.computeIfAbsent(reply.get(4), t -> new ArrayList<>()).add(reply.get(1));
                     proposals.above(reply.get(2));
                 }
                 case STALE -> {
@@ -252,14 +252,14 @@ final class RedlockDriver implements LockDriver {
             CompletableFuture<Boolean> admitted = admission.admit(unmarked);
             if (roundsLeft > 1) {
                 return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft, List.of())
-                        : CompletableFuture.completedFuture(notGranted(busyPttls, tally)));
+                        : CompletableFuture.completedFuture(notGranted(busy)));
             }
         }
         if (stale > 0 && roundsLeft > 1) {
             // The proposals have learned the counters: propose above them.
             return round(r, willWait, roundsLeft - 1, keepsLeft, List.of());
         }
-        return CompletableFuture.completedFuture(notGranted(busyPttls, tally));
+        return CompletableFuture.completedFuture(notGranted(busy));
     }
 
     /**
@@ -284,17 +284,21 @@ final class RedlockDriver implements LockDriver {
     }
 
     /**
-     * Not granted: sleep at most until enough busy masters' leases run out for a quorum to be possible, or, after a
-     * split vote (nobody holds a majority), a short random pause, so that the contenders do not collide again.
+     * Not granted. If one other hold has a majority, sleep until its release is heard (or, at most, until its lease
+     * runs out on enough of its masters for a majority to be free). Otherwise it was a split
+     * vote, or a majority is not yet there for anyone: try again after a short random pause, since the contender that
+     * keeps its grants may not win, and the undone grants publish nothing that would wake this waiter.
      */
-    private Acquired notGranted(List<Long> busyPttls, QuorumTally<List<Long>> tally) {
-        int canGrant = tally.masters() - busyPttls.size();
-        int mustFree = masters.quorum() - canGrant;
-        if (busyPttls.isEmpty() || mustFree <= 0) {
-            return new Acquired(false, 0, 0, jitter());
+    private Acquired notGranted(Map<Long, List<Long>> busy) {
+        for (List<Long> pttls : busy.values()) {
+            if (pttls.size() >= masters.quorum()) {
+                // A majority is free once that many of its masters expired: those it does not hold do not suffice.
+                int mustExpire = masters.quorum() - (masters.size() - pttls.size());
+                pttls.sort(null);
+                return new Acquired(false, 0, 0, pttls.get(mustExpire - 1));
+            }
         }
-        busyPttls.sort(null);
-        return new Acquired(false, 0, 0, busyPttls.get(Math.min(mustFree, busyPttls.size()) - 1));
+        return new Acquired(false, 0, 0, jitter());
     }
 
     private static long jitter() {
