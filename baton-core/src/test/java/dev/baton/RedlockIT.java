@@ -7,8 +7,10 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.test.RedisServer;
 import dev.baton.test.RedisServers;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -94,6 +96,47 @@ class RedlockIT {
         }
     }
 
+    /** Threads of two Batons on one Redlock: threads of one Baton queue locally; nobody ever overlaps. */
+    @Test
+    void threadsOfSeveralBatonsNeverOverlapAndTokensFollowTheAcquisitions() throws Exception {
+        try (Baton a = Baton.connect(config(masters.uris())); Baton b = Baton.connect(config(masters.uris()))) {
+            AtomicInteger inside = new AtomicInteger();
+            List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Thread> threads = new ArrayList<>();
+            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+            for (Baton baton : List.of(a, b)) {
+                for (int t = 0; t < 3; t++) {
+                    threads.add(new Thread(() -> {
+                        try {
+                            DistributedLock lock = baton.lock("shared-counter");
+                            for (int i = 0; i < 60; i++) {
+                                lock.lock();
+                                try {
+                                    assertThat(inside.incrementAndGet()).as("holders at once").isEqualTo(1);
+                                    tokens.add(lock.fencingToken());
+                                    inside.decrementAndGet();
+                                } finally {
+                                    lock.unlock();
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failures.add(e);
+                        }
+                    }));
+                }
+            }
+            threads.forEach(Thread::start);
+            for (Thread t : threads) {
+                t.join(TimeUnit.MINUTES.toMillis(2));
+            }
+            assertThat(failures).isEmpty();
+            assertThat(tokens).hasSize(6 * 60);
+            for (int i = 1; i < tokens.size(); i++) {
+                assertThat(tokens.get(i)).as("token #%d", i).isGreaterThan(tokens.get(i - 1));
+            }
+        }
+    }
+
     @Test
     void withTwoOfFiveMastersDownLocksStillWorkAndWithThreeTheWaitFailsNamingHowManyAnswered() throws Exception {
         try (Baton a = Baton.connect(config(masters.uris())); Baton b = Baton.connect(config(masters.uris()))) {
@@ -121,6 +164,33 @@ class RedlockIT {
     }
 
     @Test
+    void aBatonStartsWithAMajorityAndConnectsTheOtherMastersWhenTheyComeBack() throws Exception {
+        masters.get(3).stop();
+        masters.get(4).stop();
+        try (Baton baton = Baton.connect(config(masters.uris()))) {
+            DistributedLock lock = baton.lock("early");
+            lock.lock();
+            lock.unlock();
+            masters.get(3).restart();
+            masters.get(4).restart();
+            // Once connected in the background, the two take part in the tries: each is found without its marker
+            // and set to sit out (the other three have theirs).
+            await().atMost(Duration.ofSeconds(20)).pollInSameThread().untilAsserted(() -> {
+                lock.lock();
+                lock.unlock();
+                assertThat(masters.get(3).command("GET", "baton:redlock:admitted")).isNotNull();
+                assertThat(masters.get(4).command("GET", "baton:redlock:admitted")).isNotNull();
+            });
+        }
+        masters.get(0).stop();
+        masters.get(1).stop();
+        masters.get(2).stop();
+        assertThatThrownBy(() -> Baton.connect(config(masters.uris())))
+                .isInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining("only 2 of 5 Redlock masters could be reached (3 needed)");
+    }
+
+    @Test
     void primitivesThatCannotRunOnAQuorumAreRefusedByNameBeforeAnyCall() {
         try (Baton baton = Baton.connect(config(masters.uris()))) {
             assertThatThrownBy(() -> baton.fairLock("f")).isInstanceOf(UnsupportedOperationException.class)
@@ -141,6 +211,21 @@ class RedlockIT {
         }
         for (RedisServer m : masters.servers()) {
             assertThat(m.command("DBSIZE")).as("nothing was written").isEqualTo("0");
+        }
+    }
+
+    @Test
+    void aLeaseLeftToExpireHoldsTheLockUntilThenOnEveryMaster() throws Exception {
+        try (Baton a = Baton.connect(config(masters.uris())); Baton b = Baton.connect(config(masters.uris()))) {
+            Lease lease = a.lock("kept").acquire(Duration.ofSeconds(5));
+            assertThatThrownBy(() -> lease.releaseAfter(MAX_LEASE.plusSeconds(1)))
+                    .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("redlockMaxLease");
+            assertThat(lease.isValid()).as("nothing changed").isTrue();
+            lease.releaseAfter(Duration.ofMillis(1500));
+            assertThat(lease.isValid()).isFalse();
+            assertThat(b.lock("kept").tryLock()).as("still held in Redis").isFalse();
+            assertThat(b.lock("kept").tryLock(Duration.ofSeconds(10))).isTrue();
+            b.lock("kept").unlock();
         }
     }
 

@@ -52,15 +52,16 @@ final class RedlockAdmission {
     }
 
     /**
-     * Admits the masters that answered a try without a marker. Called only once every master answered that try, so
-     * that a new deployment is told apart from restarted masters on the whole picture: a master that failed to
-     * answer counts as one that has its marker, which errs towards sitting out.
+     * Admits the masters that answered a try without a marker. The caller decides how from that try's answers: at
+     * once only if a majority of the masters answered without a marker (a new deployment); after the sit-out if a
+     * majority answered with one, or when every master answered (one that failed to answer counts as having its
+     * marker, which errs towards sitting out).
      *
      * @param unmarked the indexes of those masters
-     * @return completes with true if they take part at once (a new deployment), false if they sit out
+     * @param atOnce   whether they take part at once
+     * @return completes with {@code atOnce} once the markers are set (or setting them failed)
      */
-    CompletableFuture<Boolean> admit(List<Integer> unmarked) {
-        boolean atOnce = unmarked.size() >= masters.quorum();
+    CompletableFuture<Boolean> admit(List<Integer> unmarked, boolean atOnce) {
         long delay = atOnce ? 0 : quarantineMillis;
         CompletableFuture<?>[] sent = new CompletableFuture<?>[unmarked.size()];
         for (int k = 0; k < sent.length; k++) {

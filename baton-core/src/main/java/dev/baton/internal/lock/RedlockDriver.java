@@ -40,8 +40,10 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Masters that lost their data</b> sit out one longest lease ({@link RedlockAdmission}).</li>
  * </ul>
  *
- * <p>No local handoff: passing the lock to a local waiter would take a script on every master for no gain in round
- * trips. See docs/redlock.md for the protocol, the token argument and what is not guaranteed. Stateless apart from
+ * <p>Local queueing, without a direct handoff: threads of one Baton wait behind a local holder instead of each
+ * sending rounds to every master, and the releasing thread's release goes to the masters as usual, after which the
+ * local waiter it picked tries first ({@link #handoff}). A handoff in one script on every master would be no fewer
+ * round trips. See docs/redlock.md for the protocol, the token argument and what is not guaranteed. Stateless apart from
  * its settings and the proposal clock; thread-safe.
  */
 final class RedlockDriver implements LockDriver {
@@ -73,9 +75,19 @@ final class RedlockDriver implements LockDriver {
         this.maxLeaseMillis = config.redlockMaxLease().toMillis();
     }
 
+    /** Exclusive holds: threads of this Baton may queue behind a local holder (see the class comment). */
     @Override
     public boolean localQueueing() {
-        return false;
+        return true;
+    }
+
+    /**
+     * Releases {@code from}'s hold on every master (waking waiters as any release does) and lets the picked local
+     * waiter try on its own: 0 once released, -1 if a majority no longer had the hold.
+     */
+    @Override
+    public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+        return release(from.keys, from.owner, from.token, true, true);
     }
 
     @Override
@@ -141,7 +153,8 @@ final class RedlockDriver implements LockDriver {
         return QuorumTally.gather(calls, tally -> {
             int reentered = 0;
             int fresh = 0;
-            boolean unmarked = false;
+            int unmarked = 0;
+            int marked = 0; // any answer but "no marker" comes from a master that has one
             for (int i = 0; i < tally.masters(); i++) {
                 List<Long> reply = tally.reply(i);
                 if (reply != null && reply.get(0) == 1L) {
@@ -151,7 +164,13 @@ final class RedlockDriver implements LockDriver {
                         fresh++;
                     }
                 }
-                unmarked |= reply != null && reply.get(0) == -2L;
+                if (reply != null) {
+                    if (reply.get(0) == -2L) {
+                        unmarked++;
+                    } else {
+                        marked++;
+                    }
+                }
             }
             if (reentered >= quorum || fresh >= quorum) {
                 if (validityNanos - (ticker.nanos() - sentAt) > 0) {
@@ -164,13 +183,16 @@ final class RedlockDriver implements LockDriver {
             if (tally.pending() == 0) {
                 return tally;
             }
-            // Decided without a quorum once the grants and the masters still to answer cannot make one; but a master
-            // without its marker is admitted only on every master's answer (see RedlockAdmission).
-            return !unmarked && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
+            // Decided without a quorum once the grants and the masters still to answer cannot make one; but masters
+            // without their marker wait for the answers that tell how to admit them (see RedlockAdmission).
+            boolean admissionOpen = unmarked > 0 && unmarked < quorum && marked < quorum;
+            return !admissionOpen && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
         }, (i, late) -> {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
             if (late != null && late.get(0) == 1L && late.get(1) != won.get()) {
                 undoOn(i, r, late.get(1));
+            } else if (late != null && late.get(0) == -2L && won.get() != 0) {
+                admission.admit(List.of(i), false); // a majority granted, so a majority has its marker: sits out
             }
         }).thenCompose(tally -> decided(r, willWait, roundsLeft, keepsLeft, kept, proposal, won.get(), tooLate.get(),
                 sentAt, tally));
@@ -220,6 +242,29 @@ final class RedlockDriver implements LockDriver {
                 default -> throw new IllegalStateException();
             }
         }
+        // Masters without a marker are admitted as soon as the answers tell how: at once if a majority has none (a new
+        // deployment), after the sit-out if a majority has one (the master lost its data), and, once every master
+        // answered, after the sit-out too (one that did not answer counts as marked).
+        CompletableFuture<Boolean> admitted = null;
+        if (!unmarked.isEmpty()) {
+            int marked = 0;
+            for (int i = 0; i < n; i++) {
+                List<Long> reply = tally.reply(i);
+                marked += reply != null && answer(reply) != Answer.UNMARKED ? 1 : 0;
+            }
+            boolean atOnce = unmarked.size() >= masters.quorum();
+            if (atOnce) {
+                // A new deployment: every master is admitted, including those whose answer is still to come (a
+                // marker already there is kept), so that none of them is taken later for one that lost its data.
+                List<Integer> all = new ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    all.add(i);
+                }
+                admitted = admission.admit(all, true);
+            } else if (marked >= masters.quorum() || tally.pending() == 0) {
+                admitted = admission.admit(unmarked, false);
+            }
+        }
         if (won != 0) {
             for (long[] g : grants) {
                 undoOn((int) g[0], r, g[1]); // a grant of another token than the hold's (a re-entry's own, or kept)
@@ -248,8 +293,7 @@ final class RedlockDriver implements LockDriver {
                     + "': only " + (n - failed) + " of " + n + " masters answered (" + masters.quorum()
                     + " needed): " + (first == null ? "" : first.getMessage()), first));
         }
-        if (!unmarked.isEmpty() && tally.pending() == 0) {
-            CompletableFuture<Boolean> admitted = admission.admit(unmarked);
+        if (admitted != null) {
             if (roundsLeft > 1) {
                 return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft, List.of())
                         : CompletableFuture.completedFuture(notGranted(busy)));
@@ -439,9 +483,18 @@ final class RedlockDriver implements LockDriver {
         });
     }
 
-    /** {@code lock-keep.lua} on every master: set once a quorum set it. */
+    /**
+     * {@code lock-keep.lua} on every master: set once a quorum set it.
+     *
+     * @throws UnsupportedOperationException for longer than {@code redlockMaxLease}, which would outlast the sit-out
+     *                                       of a master that lost its data (nothing is sent)
+     */
     @Override
     public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        if (millis > maxLeaseMillis) {
+            throw new UnsupportedOperationException("a Redlock can be left to expire for at most redlockMaxLease ("
+                    + maxLeaseMillis + " ms), how long a master that lost its data sits out: " + millis + " ms");
+        }
         List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.KEEP, ScriptOutputType.INTEGER,
                 new String[] {hold.keys.lock()}, Long.toString(millis), hold.owner, Long.toString(hold.token));
         return countYes(calls, hold.keys, "leave it to expire");
