@@ -219,22 +219,35 @@ final class LockCalls implements LockDriver {
      */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
+        return gateway.<List<Long>>run(RENEW, ScriptOutputType.MULTI, renewKeys(batch), renewArgs(batch, leaseMillis))
+                .thenApply(reply -> {
+                    boolean[] renewed = new boolean[reply.size()];
+                    for (int i = 0; i < renewed.length; i++) {
+                        renewed[i] = reply.get(i) == 1L;
+                    }
+                    return renewed;
+                });
+    }
+
+    /** {@code lock-renew.lua}'s keys: each hold's lock, in order (the Redlock sends the same to every master). */
+    static String[] renewKeys(List<Hold> batch) {
         String[] keys = new String[batch.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = batch.get(i).keys.lock();
+        }
+        return keys;
+    }
+
+    /** {@code lock-renew.lua}'s arguments: the lease, then each hold's owner and token. */
+    static String[] renewArgs(List<Hold> batch, long leaseMillis) {
         String[] args = new String[2 * batch.size() + 1];
         args[0] = Long.toString(leaseMillis);
-        for (int i = 0; i < keys.length; i++) {
+        for (int i = 0; i < batch.size(); i++) {
             Hold h = batch.get(i);
-            keys[i] = h.keys.lock();
             args[2 * i + 1] = h.owner;
             args[2 * i + 2] = Long.toString(h.token);
         }
-        return gateway.<List<Long>>run(RENEW, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
-            boolean[] renewed = new boolean[reply.size()];
-            for (int i = 0; i < renewed.length; i++) {
-                renewed[i] = reply.get(i) == 1L;
-            }
-            return renewed;
-        });
+        return args;
     }
 
     /** {@code lock-keep.lua}: sets the hold's lock to expire {@code millis} from now, if owner and token match. */

@@ -435,17 +435,8 @@ final class RedlockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        String[] keys = new String[batch.size()];
-        String[] args = new String[2 * batch.size() + 1];
-        args[0] = Long.toString(leaseMillis);
-        for (int i = 0; i < keys.length; i++) {
-            Hold h = batch.get(i);
-            keys[i] = h.keys.lock();
-            args[2 * i + 1] = h.owner;
-            args[2 * i + 2] = Long.toString(h.token);
-        }
-        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.RENEW, ScriptOutputType.MULTI, keys,
-                args);
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.RENEW, ScriptOutputType.MULTI,
+                LockCalls.renewKeys(batch), LockCalls.renewArgs(batch, leaseMillis));
         int quorum = masters.quorum();
         return QuorumTally.gather(calls, tally -> {
             Boolean[] decided = new Boolean[batch.size()];
