@@ -3,10 +3,12 @@ package dev.baton.spring;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The {@code baton.*} properties. Where to connect comes from {@code spring.data.redis.*}, which the application
- * already has; these tune Baton itself. A property left unset keeps Baton's own default (see
+ * already has, unless {@code baton.redlock.nodes} names independent masters for a Redlock; the rest tune Baton itself. A property left unset keeps Baton's own default (see
  * {@code dev.baton.BatonConfig}). An unknown {@code baton.*} property or a value that does not convert fails the
  * application's start. Not thread-safe while being bound; read-only afterwards.
  */
@@ -45,6 +47,8 @@ public class BatonProperties {
     private final RateLimit rateLimit = new RateLimit();
 
     private final Metrics metrics = new Metrics();
+
+    private final Redlock redlock = new Redlock();
 
     /** @return whether Baton is auto-configured */
     public boolean isEnabled() {
@@ -139,6 +143,11 @@ public class BatonProperties {
     /** @return the {@code baton.metrics.*} properties */
     public Metrics getMetrics() {
         return metrics;
+    }
+
+    /** @return the {@code baton.redlock.*} properties */
+    public Redlock getRedlock() {
+        return redlock;
     }
 
     /** Defaults of {@link DistributedLock} methods. */
@@ -247,6 +256,67 @@ public class BatonProperties {
         /** @param maxNames how many names are tagged individually */
         public void setMaxNames(int maxNames) {
             this.maxNames = maxNames;
+        }
+    }
+
+    /**
+     * A Redlock over independent Redis masters instead of the {@code spring.data.redis.*} connection (see
+     * {@code dev.baton.BatonConfig.Builder#redlock}). With it, Baton's locks are plain mutexes held by a majority;
+     * fair, read-write and multi-locks, semaphores and rate limiters are refused, and {@code @RateLimited} methods or
+     * {@code @DistributedLock} methods of another kind fail the application's start.
+     */
+    public static class Redlock {
+
+        /**
+         * The masters, as redis:// or rediss:// URIs (an odd number, at least 3, all with the same scheme and
+         * credentials). Empty: no Redlock, Baton connects as spring.data.redis.* says. Put passwords in the
+         * environment, not in a committed file; Baton never quotes them.
+         */
+        private List<String> nodes = new ArrayList<>();
+
+        /** Share of a lease set aside for clock drift between the masters; unset: Baton's default (0.01). */
+        private Double driftFactor;
+
+        /**
+         * Longest lease a Redlock may hold, and how long a master that came back empty sits out; unset: Baton's
+         * default (the longer of 1 minute and the watchdog lease).
+         */
+        private Duration maxLease;
+
+        /** @return the masters' URIs (empty: no Redlock) */
+        public List<String> getNodes() {
+            return nodes;
+        }
+
+        /** @param nodes the masters' URIs */
+        public void setNodes(List<String> nodes) {
+            this.nodes = nodes;
+        }
+
+        /** @return the drift factor, or null for Baton's default */
+        public Double getDriftFactor() {
+            return driftFactor;
+        }
+
+        /** @param driftFactor the drift factor */
+        public void setDriftFactor(Double driftFactor) {
+            this.driftFactor = driftFactor;
+        }
+
+        /** @return the longest lease, or null for Baton's default */
+        public Duration getMaxLease() {
+            return maxLease;
+        }
+
+        /** @param maxLease the longest lease */
+        public void setMaxLease(Duration maxLease) {
+            this.maxLease = maxLease;
+        }
+
+        @Override
+        public String toString() {
+            // Never the URIs: they may carry a password.
+            return "Redlock{" + nodes.size() + " nodes}";
         }
     }
 }

@@ -43,7 +43,8 @@ class ConfigurationMetadataTest {
                 "baton.watchdog-lease", "baton.recheck-interval", "baton.fencing-token-retention",
                 "baton.local-handoff-limit", "baton.fairness-threshold", "baton.lock.wait-time",
                 "baton.rate-limit.fail-open", "baton.rate-limit.web-responses", "baton.rate-limit.max-limiters",
-                "baton.rate-limit.timeout", "baton.metrics.enabled", "baton.metrics.max-names");
+                "baton.rate-limit.timeout", "baton.metrics.enabled", "baton.metrics.max-names",
+                "baton.redlock.nodes", "baton.redlock.drift-factor", "baton.redlock.max-lease");
         assertThat(properties.values()).allSatisfy(property -> {
             assertThat(property.path("description").asString()).as(property.path("name").asString())
                     .hasSizeGreaterThan(20).doesNotContain("{@code");

@@ -2,6 +2,7 @@ package dev.baton.spring.aop;
 
 import dev.baton.Baton;
 import dev.baton.spring.DistributedLock;
+import dev.baton.spring.LockKind;
 import dev.baton.spring.RateLimited;
 import dev.baton.spring.RateLimiterRegistry;
 import java.lang.annotation.Annotation;
@@ -14,11 +15,13 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.asm.Type;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.Ordered;
@@ -38,17 +41,23 @@ import org.springframework.util.ClassUtils;
  *   <li>a <em>self-invocation</em>: a method of the class calling one of its own annotated methods on {@code this},
  *       which would bypass the proxy and run unprotected; found in the class's bytecode
  *       ({@link SelfInvocationScanner});</li>
- *   <li>an annotated bean while the context has no {@link Baton} (or no {@link RateLimiterRegistry}).</li>
+ *   <li>an annotated bean while the context has no {@link Baton} (or no {@link RateLimiterRegistry});</li>
+ *   <li>once every singleton exists, when the context's Baton is a Redlock ({@code baton.redlock.nodes}): a
+ *       {@code @RateLimited} method on the starter's registry, or a {@code @DistributedLock} method of a kind other
+ *       than {@link LockKind#MUTEX}, since a quorum runs only the plain lock.</li>
  * </ul>
  * Each class is checked once, however many beans it has. Thread-safe.
  */
-public final class AnnotatedBeanInspector implements BeanPostProcessor, Ordered {
+public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartInitializingSingleton, Ordered {
 
     private final DistributedLockInterceptor locks;
     private final RateLimitedInterceptor rateLimits;
     private final PropertyResolver environment;
     private final ListableBeanFactory beanFactory;
     private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
+    /** The first @RateLimited method seen, and the first @DistributedLock method of a kind a quorum cannot run. */
+    private final AtomicReference<String> firstRateLimited = new AtomicReference<>();
+    private final AtomicReference<String> firstNotMutex = new AtomicReference<>();
 
     /**
      * @param locks       parses and keeps the {@code @DistributedLock} attributes
@@ -105,16 +114,49 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, Ordered 
         Map<String, String> byNameAndDescriptor = new LinkedHashMap<>();
         lockMethods.forEach((m, a) -> {
             checkInterceptable(type, m, "@DistributedLock");
-            locks.specs().of(m);
+            LockKind kind = locks.specs().of(m).kind();
+            if (kind != LockKind.MUTEX) {
+                firstNotMutex.compareAndSet(null, "@DistributedLock(kind = " + kind + ") on " + MethodLabel.of(type, m));
+            }
             byNameAndDescriptor.put(m.getName() + Type.getMethodDescriptor(m), "@DistributedLock");
         });
         limitedMethods.forEach((m, a) -> {
             checkInterceptable(type, m, "@RateLimited");
             rateLimits.specs().of(m);
+            firstRateLimited.compareAndSet(null, "@RateLimited on " + MethodLabel.of(type, m));
             byNameAndDescriptor.merge(m.getName() + Type.getMethodDescriptor(m), "@RateLimited",
                     (x, y) -> x + " and " + y);
         });
         checkSelfInvocation(type, byNameAndDescriptor);
+    }
+
+    /**
+     * Fails the start when the context's Baton is a Redlock and an annotated method needs more than a quorum runs.
+     * Looked at only now, when the Baton exists, so that no annotated bean forces it to be created early.
+     *
+     * @throws AnnotationMisuseException naming the first such method
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (beanFactory == null || (firstNotMutex.get() == null && firstRateLimited.get() == null)) {
+            return;
+        }
+        Baton baton = beanFactory.getBeanProvider(Baton.class).getIfUnique();
+        if (baton == null || baton.config().redlockMasters().isEmpty()) {
+            return;
+        }
+        String masters = baton.config().redlockMasters().size() + " Redlock masters";
+        if (firstNotMutex.get() != null) {
+            throw new AnnotationMisuseException(firstNotMutex.get() + ": the Baton runs on " + masters
+                    + ", where only the plain lock (kind = MUTEX) can be held by a quorum; see docs/redlock.md");
+        }
+        RateLimiterRegistry registry = beanFactory.getBeanProvider(RateLimiterRegistry.class).getIfUnique();
+        if (registry instanceof BoundedRateLimiterRegistry && firstRateLimited.get() != null) {
+            throw new AnnotationMisuseException(firstRateLimited.get() + ": the Baton runs on " + masters
+                    + ", and a rate limiter cannot run on a quorum (each master would count a different share); "
+                    + "define a RateLimiterRegistry bean over a Baton on one Redis deployment, or see "
+                    + "docs/redlock.md");
+        }
     }
 
     private static <A extends Annotation> Map<Method, Annotation> annotated(Class<?> type, Class<A> annotation) {

@@ -13,8 +13,9 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDeta
 import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 
 /**
- * Assembles the {@link BatonConfig} of the auto-configured Baton, in this order: the connection
- * ({@link RedisConnectionSettings}), the command timeout ({@code baton.command-timeout}, else
+ * Assembles the {@link BatonConfig} of the auto-configured Baton, in this order: the connection (the
+ * {@code baton.redlock.*} masters when {@code baton.redlock.nodes} names some, else {@link RedisConnectionSettings}),
+ * the command timeout ({@code baton.command-timeout}, else
  * {@code spring.data.redis.timeout}), every other {@code baton.*} property, the application's Lettuce
  * {@link ClientResources}, its listeners, and last its {@link BatonConfigCustomizer}s. A property Baton would reject
  * fails here, named by its property (never quoting a secret); what only {@link BatonConfig.Builder#build()} can judge
@@ -30,7 +31,7 @@ final class BatonConfigFactory {
     /**
      * Builds the configuration.
      *
-     * @param details          where to connect
+     * @param details          where to connect, unless {@code baton.redlock.nodes} names masters
      * @param tlsWithoutBundle whether {@code spring.data.redis.*} asks for TLS without an SSL bundle
      * @param redis            {@code spring.data.redis.*}, for the client timeout
      * @param baton            {@code baton.*}
@@ -46,8 +47,10 @@ final class BatonConfigFactory {
                               List<BatonConfigCustomizer> customizers) {
         BatonConfig.Builder builder = BatonConfig.builder();
         Duration commandTimeout = commandTimeout(baton, redis);
-        RedisConnectionSettings.apply(details, tlsWithoutBundle,
-                commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT, builder);
+        if (!applyRedlock(baton.getRedlock(), builder)) {
+            RedisConnectionSettings.apply(details, tlsWithoutBundle,
+                    commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT, builder);
+        }
         if (commandTimeout != null) {
             builder.commandTimeout(commandTimeout);
         }
@@ -65,6 +68,45 @@ final class BatonConfigFactory {
             throw new IllegalStateException("Baton cannot start with these settings (baton.*, spring.data.redis.* "
                     + "and any BatonConfigCustomizer): " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * Sets the Redlock masters, drift factor and longest lease when {@code baton.redlock.nodes} names masters.
+     *
+     * @return whether the Baton is a Redlock (then {@code spring.data.redis.*} does not say where to connect)
+     */
+    private static boolean applyRedlock(BatonProperties.Redlock redlock, BatonConfig.Builder builder) {
+        List<String> nodes = redlock.getNodes();
+        if (nodes == null || nodes.isEmpty()) {
+            // Tuning for a Redlock that is not configured is a mistake worth a failed start, not a silent no-op.
+            if (redlock.getDriftFactor() != null) {
+                throw new InvalidConfigurationPropertyValueException("baton.redlock.drift-factor",
+                        redlock.getDriftFactor(), "only applies with baton.redlock.nodes, which is empty");
+            }
+            if (redlock.getMaxLease() != null) {
+                throw new InvalidConfigurationPropertyValueException("baton.redlock.max-lease",
+                        redlock.getMaxLease(), "only applies with baton.redlock.nodes, which is empty");
+            }
+            return false;
+        }
+        for (int i = 0; i < nodes.size(); i++) {
+            String node = nodes.get(i);
+            if (node == null || node.isBlank()) {
+                // The value is blank, so quoting it quotes no secret.
+                throw new InvalidConfigurationPropertyValueException("baton.redlock.nodes[" + i + "]", node,
+                        "a master's URI must not be blank");
+            }
+        }
+        // The URIs themselves (count, scheme, credentials, duplicates) are judged by BatonConfig.Builder#build, whose
+        // messages never quote a password; an InvalidConfigurationPropertyValueException here would quote the value.
+        builder.redlock(nodes.stream().map(String::trim).toArray(String[]::new));
+        if (redlock.getDriftFactor() != null) {
+            builder.redlockDriftFactor(redlock.getDriftFactor());
+        }
+        if (redlock.getMaxLease() != null) {
+            builder.redlockMaxLease(positive("baton.redlock.max-lease", redlock.getMaxLease()));
+        }
+        return true;
     }
 
     private static Duration commandTimeout(BatonProperties baton, DataRedisProperties redis) {
