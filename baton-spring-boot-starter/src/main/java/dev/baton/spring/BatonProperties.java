@@ -8,9 +8,10 @@ import java.util.List;
 
 /**
  * The {@code baton.*} properties. Where to connect comes from {@code spring.data.redis.*}, which the application
- * already has, unless {@code baton.redlock.nodes} names independent masters for a Redlock; the rest tune Baton itself. A property left unset keeps Baton's own default (see
- * {@code dev.baton.BatonConfig}). An unknown {@code baton.*} property or a value that does not convert fails the
- * application's start. Not thread-safe while being bound; read-only afterwards.
+ * already has, unless {@code baton.redlock.nodes} names independent masters for a Redlock; the rest tune Baton itself.
+ * A property left unset keeps Baton's own default (see {@code dev.baton.BatonConfig}). An unknown {@code baton.*}
+ * property or a value that does not convert fails the application's start. Not thread-safe while being bound;
+ * read-only afterwards.
  */
 @ConfigurationProperties(prefix = "baton", ignoreUnknownFields = false)
 public class BatonProperties {

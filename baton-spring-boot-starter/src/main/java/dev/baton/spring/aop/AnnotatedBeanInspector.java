@@ -116,7 +116,8 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
             checkInterceptable(type, m, "@DistributedLock");
             LockKind kind = locks.specs().of(m).kind();
             if (kind != LockKind.MUTEX) {
-                firstNotMutex.compareAndSet(null, "@DistributedLock(kind = " + kind + ") on " + MethodLabel.of(type, m));
+                firstNotMutex.compareAndSet(null, "@DistributedLock(kind = " + kind + ") on "
+                        + MethodLabel.of(type, m));
             }
             byNameAndDescriptor.put(m.getName() + Type.getMethodDescriptor(m), "@DistributedLock");
         });
