@@ -10,7 +10,7 @@ import java.util.Optional;
  *
  * @param status   what the check found
  * @param endpoint where Baton connects ({@code host:port}, or the cluster's seeds), without credentials
- * @param topology {@code standalone}, {@code sentinel} or {@code cluster}
+ * @param topology {@code standalone}, {@code sentinel}, {@code cluster} or {@code redlock}
  * @param latency  how long the check's round trip took; zero when it did not complete
  * @param problem  why the check failed, empty when {@link #isUp()}
  */

@@ -123,6 +123,30 @@ class OperatorViewIT {
     }
 
     @Test
+    void healthLoadsFlushedScriptsAgainAndReportsAUserThatMayNotRunThemAsRefused() {
+        List<String> args = new ArrayList<>(List.of("ACL", "SETUSER", "health-user", "reset", "on",
+                ">Xq9v-Tz4k-Wm2j"));
+        args.addAll(List.of(AclIT.RULE.split(" ")));
+        redis.server().command(args.toArray(String[]::new));
+        try (Baton baton = Baton.connect(config().username("health-user")
+                .password("Xq9v-Tz4k-Wm2j".toCharArray()).build())) {
+            assertThat(baton.health().isUp()).isTrue();
+            // A restarted or failed-over Redis has no scripts cached: the check loads Baton's script again.
+            redis.server().command("SCRIPT", "FLUSH");
+            assertThat(baton.health().isUp()).as("after SCRIPT FLUSH").isTrue();
+
+            // An operator takes the scripting commands away from Baton's user: Redis answers, but refuses.
+            redis.server().command("ACL", "SETUSER", "health-user", "-evalsha", "-eval");
+            BatonHealth refused = baton.health();
+            assertThat(refused.status()).as("%s", refused).isEqualTo(BatonHealth.Status.REFUSED);
+            assertThat(refused.problem()).hasValueSatisfying(problem -> assertThat(problem)
+                    .containsIgnoringCase("NOPERM").doesNotContain("Xq9v"));
+        } finally {
+            redis.server().command("ACL", "DELUSER", "health-user");
+        }
+    }
+
+    @Test
     void healthReportsARedisThatNoLongerAnswersWithinTheTimeout() {
         try (Baton baton = Baton.connect(config().build())) {
             assertThat(baton.health().isUp()).isTrue();

@@ -80,6 +80,24 @@ class ActuatorIT {
         assertThat(body.path("status").asString()).isEqualTo("UP");
         assertThat(body.path("details").path("endpoint").asString()).contains(String.valueOf(redis.server().port()));
         assertThat(body.path("details").path("topology").asString()).isEqualTo("standalone");
+        assertThat(body.path("details").path("scripts").asString()).isEqualTo("loaded");
+        // Redis lost its script cache (a restart, a failover, an operator): the check loads Baton's script again.
+        redis.server().command("SCRIPT", "FLUSH");
+        JsonNode afterFlush = JSON.readTree(get("/actuator/health/baton").body());
+        assertThat(afterFlush.path("status").asString()).isEqualTo("UP");
+        assertThat(afterFlush.path("details").path("scripts").asString()).isEqualTo("loaded");
+        // Redis answers but may no longer run scripts for Baton's user: DOWN, refused, with Redis's reason.
+        redis.server().command("ACL", "SETUSER", "default", "-evalsha", "-eval");
+        try {
+            HttpResponse<String> refused = get("/actuator/health/baton");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            JsonNode details = JSON.readTree(refused.body()).path("details");
+            assertThat(details.path("status").asString()).isEqualTo("REFUSED");
+            assertThat(details.path("scripts").asString()).isEqualTo("refused");
+            assertThat(details.path("error").asString()).containsIgnoringCase("NOPERM");
+        } finally {
+            redis.server().command("ACL", "SETUSER", "default", "+evalsha", "+eval");
+        }
 
         redis.server().pause(); // connected, nothing answers: only the timeout ends the check
         try {
