@@ -85,9 +85,9 @@ class WebResponsesIT {
     /**
      * One request on a connection of its own. Reactor Netty 1.3.6, which Spring Boot 4.0.7 manages, can stop reading a
      * keep-alive connection when the next request arrives while the previous response is still completing on another
-     * thread (reactor/reactor-netty#4361): in a loop of these requests on Boot 4.0.7, about one in 150 was never read
-     * by the server (no rate-limit decision was made for it) and hung until the client's timeout; with Reactor
-     * 2025.0.8 (Reactor Netty 1.3.8, Boot 4.1.2's) none in 900. A fresh connection per request keeps these tests about
+     * thread (reactor/reactor-netty#4361): in a loop of these requests on Boot 4.0.7, about one in 150 hung until the
+     * client's timeout, and each traced hang was a request the server never read (no rate-limit decision was made for
+     * it); with Reactor 2025.0.8 (Reactor Netty 1.3.8, Boot 4.1.2's) none in 900. A fresh connection per request keeps these tests about
      * Baton's answers; README's Spring section tells WebFlux users on Boot 4.0 which Reactor to take.
      */
     private static HttpResponse<String> get(ConfigurableApplicationContext context, String path) throws Exception {
