@@ -52,10 +52,9 @@ final class RedlockAdmission {
     }
 
     /**
-     * Admits the masters that answered a try without a marker. The caller decides how from that try's answers: at
-     * once only if a majority of the masters answered without a marker (a new deployment); after the sit-out if a
-     * majority answered with one, or when every master answered (one that failed to answer counts as having its
-     * marker, which errs towards sitting out).
+     * Admits the masters that answered a try without a marker, at once or after the sit-out, as the caller decided
+     * from that try's answers ({@code RedlockDriver}: at once only for a new deployment, where a majority has no
+     * marker).
      *
      * @param unmarked the indexes of those masters
      * @param atOnce   whether they take part at once

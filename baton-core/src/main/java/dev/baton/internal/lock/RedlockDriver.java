@@ -153,22 +153,13 @@ final class RedlockDriver implements LockDriver {
         return QuorumTally.gather(calls, tally -> {
             int reentered = 0;
             int fresh = 0;
-            int unmarked = 0;
-            int marked = 0; // any answer but "no marker" comes from a master that has one
             for (int i = 0; i < tally.masters(); i++) {
                 List<Long> reply = tally.reply(i);
-                if (reply != null && reply.get(0) == 1L) {
+                if (reply != null && answer(reply) == Answer.GRANTED) {
                     if (heldToken != 0 && reply.get(1) == heldToken) {
                         reentered++;
                     } else {
                         fresh++;
-                    }
-                }
-                if (reply != null) {
-                    if (reply.get(0) == -2L) {
-                        unmarked++;
-                    } else {
-                        marked++;
                     }
                 }
             }
@@ -185,13 +176,13 @@ final class RedlockDriver implements LockDriver {
             }
             // Decided without a quorum once the grants and the masters still to answer cannot make one; but masters
             // without their marker wait for the answers that tell how to admit them (see RedlockAdmission).
-            boolean admissionOpen = unmarked > 0 && unmarked < quorum && marked < quorum;
-            return !admissionOpen && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
+            return admissionOf(tally) != Admission.UNDECIDED
+                    && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
         }, (i, late) -> {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
-            if (late != null && late.get(0) == 1L && late.get(1) != won.get()) {
+            if (late != null && answer(late) == Answer.GRANTED && late.get(1) != won.get()) {
                 undoOn(i, r, late.get(1));
-            } else if (late != null && late.get(0) == -2L && won.get() != 0) {
+            } else if (late != null && answer(late) == Answer.UNMARKED && won.get() != 0) {
                 admission.admit(List.of(i), false); // a majority granted, so a majority has its marker: sits out
             }
         }).thenCompose(tally -> decided(r, willWait, roundsLeft, keepsLeft, kept, proposal, won.get(), tooLate.get(),
@@ -242,29 +233,19 @@ final class RedlockDriver implements LockDriver {
                 default -> throw new IllegalStateException();
             }
         }
-        // Masters without a marker are admitted as soon as the answers tell how: at once if a majority has none (a new
-        // deployment), after the sit-out if a majority has one (the master lost its data), and, once every master
-        // answered, after the sit-out too (one that did not answer counts as marked).
-        CompletableFuture<Boolean> admitted = null;
-        if (!unmarked.isEmpty()) {
-            int marked = 0;
-            for (int i = 0; i < n; i++) {
-                List<Long> reply = tally.reply(i);
-                marked += reply != null && answer(reply) != Answer.UNMARKED ? 1 : 0;
-            }
-            boolean atOnce = unmarked.size() >= masters.quorum();
-            if (atOnce) {
-                // A new deployment: every master is admitted, including those whose answer is still to come (a
-                // marker already there is kept), so that none of them is taken later for one that lost its data.
+        CompletableFuture<Boolean> admitted = switch (admissionOf(tally)) {
+            // A new deployment: every master is admitted, including those whose answer is still to come (a marker
+            // already there is kept), so that none of them is taken later for one that lost its data.
+            case AT_ONCE -> {
                 List<Integer> all = new ArrayList<>();
                 for (int i = 0; i < n; i++) {
                     all.add(i);
                 }
-                admitted = admission.admit(all, true);
-            } else if (marked >= masters.quorum() || tally.pending() == 0) {
-                admitted = admission.admit(unmarked, false);
+                yield admission.admit(all, true);
             }
-        }
+            case SIT_OUT -> admission.admit(unmarked, false);
+            case NONE, UNDECIDED -> null;
+        };
         if (won != 0) {
             for (long[] g : grants) {
                 undoOn((int) g[0], r, g[1]); // a grant of another token than the hold's (a re-entry's own, or kept)
@@ -319,6 +300,32 @@ final class RedlockDriver implements LockDriver {
             }
         }
         return false;
+    }
+
+    /** How this try's masters without a marker are to be admitted, as far as the answers so far tell. */
+    private enum Admission { NONE, AT_ONCE, SIT_OUT, UNDECIDED }
+
+    /**
+     * At once if a majority answered without a marker (a new deployment); after the sit-out if a majority answered
+     * with one (the unmarked master lost its data), or once every master answered (one that did not answer counts as
+     * marked, which errs towards sitting out); undecided before that.
+     */
+    private Admission admissionOf(QuorumTally<List<Long>> tally) {
+        int unmarked = 0;
+        int marked = 0; // any answer but "no marker" comes from a master that has one
+        for (int i = 0; i < tally.masters(); i++) {
+            List<Long> reply = tally.reply(i);
+            if (reply != null) {
+                if (answer(reply) == Answer.UNMARKED) {
+                    unmarked++;
+                } else {
+                    marked++;
+                }
+            }
+        }
+        int quorum = masters.quorum();
+        return unmarked == 0 ? Admission.NONE : unmarked >= quorum ? Admission.AT_ONCE
+                : marked >= quorum || tally.pending() == 0 ? Admission.SIT_OUT : Admission.UNDECIDED;
     }
 
     private static Answer answer(List<Long> reply) {

@@ -1,18 +1,25 @@
 package dev.baton.spring.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Baton;
 import dev.baton.DistributedLock;
+import dev.baton.RateLimit;
+import dev.baton.RateLimitExceededException;
+import dev.baton.RateLimiter;
 import dev.baton.spring.Limit;
 import dev.baton.spring.LockContext;
 import dev.baton.spring.LockKind;
 import dev.baton.spring.RateLimited;
+import dev.baton.spring.RateLimiterRegistry;
 import dev.baton.spring.aop.AnnotationMisuseException;
 import dev.baton.test.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -23,6 +30,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
 
 /**
  * {@code baton.redlock.*} makes the auto-configured Baton a Redlock over independent masters, ignoring
@@ -32,17 +40,20 @@ import org.springframework.context.ConfigurableApplicationContext;
 class RedlockPropertiesIT {
     private static final String PASSWORD = "redlock-Secret-5";
     private static final List<RedisServer> masters = new ArrayList<>();
+    private static RedisServer single;
 
     @BeforeAll
     static void startMasters() {
         for (int i = 0; i < 3; i++) {
             masters.add(RedisServer.start(List.of("--requirepass", PASSWORD)));
         }
+        single = RedisServer.start();
     }
 
     @AfterAll
     static void stopMasters() {
         masters.forEach(RedisServer::close);
+        single.close();
     }
 
     @SpringBootConfiguration
@@ -70,6 +81,47 @@ class RedlockPropertiesIT {
     public static class Limited {
         @RateLimited(key = "'buy:' + #user", limits = @Limit(permits = 5, period = "1m"))
         public void buy(String user) {
+        }
+    }
+
+    /**
+     * An application with its own registry, over a Baton on one Redis that is not a bean (so the Redlock Baton stays
+     * the auto-configured one): {@code @RateLimited} runs there.
+     */
+    @SpringBootConfiguration
+    @EnableAutoConfiguration
+    static class AppWithOwnRegistry {
+        @Bean // closed with the context, as an AutoCloseable
+        OneServerRegistry rateLimiterRegistry() {
+            return new OneServerRegistry(Baton.connect(single.uri()));
+        }
+    }
+
+    static final class OneServerRegistry implements RateLimiterRegistry, AutoCloseable {
+        private final Baton baton;
+
+        OneServerRegistry(Baton baton) {
+            this.baton = baton;
+        }
+
+        @Override
+        public RateLimiter limiter(String name, List<RateLimit> limits) {
+            return baton.rateLimiter(name, limits.toArray(RateLimit[]::new));
+        }
+
+        @Override
+        public Optional<RateLimiter> find(String name) {
+            return Optional.empty();
+        }
+
+        @Override
+        public Set<String> names() {
+            return Set.of();
+        }
+
+        @Override
+        public void close() {
+            baton.close();
         }
     }
 
@@ -149,6 +201,15 @@ class RedlockPropertiesIT {
     }
 
     @Test
+    void aBlankNodeFailsTheStartNamedByItsIndex() {
+        Throwable failure = startFailure(List.of(App.class), "baton.redlock.nodes[0]=" + node(masters.get(0)),
+                "baton.redlock.nodes[1]=", "baton.redlock.nodes[2]=" + node(masters.get(2)));
+        assertThat(causeOf(failure, InvalidConfigurationPropertyValueException.class).getName())
+                .isEqualTo("baton.redlock.nodes[1]");
+        assertThat(allMessages(failure)).doesNotContain(PASSWORD);
+    }
+
+    @Test
     void redlockTuningWithoutNodesFailsTheStart() {
         Throwable failure = startFailure(List.of(App.class), "baton.redlock.drift-factor=0.02");
         assertThat(causeOf(failure, InvalidConfigurationPropertyValueException.class).getName())
@@ -169,5 +230,19 @@ class RedlockPropertiesIT {
         assertThat(causeOf(failure, AnnotationMisuseException.class).getMessage())
                 .contains("@RateLimited", Limited.class.getSimpleName(), "buy", "quorum")
                 .doesNotContain(PASSWORD);
+    }
+
+    @Test
+    void aRateLimitedMethodStartsOnTheApplicationsOwnRegistry() {
+        try (ConfigurableApplicationContext context = start(List.of(AppWithOwnRegistry.class, Limited.class),
+                "baton.redlock.nodes=" + nodes(masters))) {
+            assertThat(context.getBean(Baton.class).config().redlockMasters()).hasSize(3);
+            Limited limited = context.getBean(Limited.class);
+            for (int i = 0; i < 5; i++) {
+                limited.buy("ann");
+            }
+            assertThatThrownBy(() -> limited.buy("ann")).isInstanceOf(RateLimitExceededException.class);
+            assertThat(single.command("KEYS", "baton:rate:{buy:ann}*")).as("counted on the one server").isNotBlank();
+        }
     }
 }
