@@ -292,14 +292,26 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     }
 
     /**
-     * Ends the attempt, if it is in one of {@code from}: completes {@link #result} and cleans up.
+     * Ends the attempt, if it is in one of {@code from}: completes {@link #result} and cleans up. A try in flight when
+     * it ends without the lock may still grant it (its reply will be undone when it comes, if it comes).
      *
      * @return whether this call ended it
      */
     private boolean end(Set<State> from, State outcome, Hold hold, Throwable failure) {
+        return end(from, outcome, hold, failure, null);
+    }
+
+    /**
+     * @param replyLost true if the attempt ends because its try got no reply (it may have granted the lock, or may
+     *                  still), false if it ends on its try's reply, null if a try in flight may grant it
+     */
+    private boolean end(Set<State> from, State outcome, Hold hold, Throwable failure, Boolean replyLost) {
         State left = transition(from, outcome);
         if (left == null) {
             return false;
+        }
+        if (outcome != State.ACQUIRED) {
+            withdraw(replyLost != null ? replyLost : TRY_IN_FLIGHT.contains(left));
         }
         switch (outcome) {
             case ACQUIRED -> result.complete(hold);
@@ -370,7 +382,9 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
     /** @return a future that completes when any clean-up this reply triggered is done */
     private CompletableFuture<Void> onReply(LockDriver.Acquired reply, Throwable error, long sentAt) {
         if (error != null) {
-            fail(error);
+            // No reply (a timeout, a lost connection): the try may have run, or may still run when Redis resumes.
+            // If the attempt ended already, the abandon it sent then came after this try and covers it.
+            end(LIVE, State.FAILED, null, error, true);
             return CompletableFuture.completedFuture(null);
         }
         if (reply.granted()) {
@@ -380,7 +394,7 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         // Held. A try a release message started found it taken: that release went to someone else.
         transition(ONLY_WOKEN, State.TRYING);
         if (!waits || (hasDeadline && engine.nanos() - deadlineNanos >= 0)) {
-            end(TRY_IN_FLIGHT, State.TIMED_OUT, null, null);
+            end(TRY_IN_FLIGHT, State.TIMED_OUT, null, null, false);
             return CompletableFuture.completedFuture(null);
         }
         long pttl = reply.pttl();
@@ -485,16 +499,24 @@ final class AcquireAttempt implements ReleaseNotifications.Waiter {
         end(LIVE, State.TIMED_OUT, null, null);
     }
 
+    /**
+     * The attempt ended without the lock: withdraw what its tries may have left in Redis, a waiter's mark or, if
+     * {@code mayHoldGrant}, a grant whose reply never came (docs/lock-protocol.md, "Acquisitions whose reply was
+     * lost"). Sent after every try of ours, on the same connection, so Redis runs it after them; and sent before the
+     * caller hears the outcome, so that the caller's next try comes after it.
+     */
+    private void withdraw(boolean mayHoldGrant) {
+        if ((waits || mayHoldGrant) && !engine.isClosed()) {
+            engine.abandon(request, mayHoldGrant);
+        }
+    }
+
     /** After the attempt ended, leaving {@code left}: nothing stays behind. */
     private void cleanUp(State left, State outcome) {
         cancelRecheck();
         ScheduledFuture<?> d = deadlineTimer;
         if (d != null) {
             d.cancel(false);
-        }
-        if (waits && outcome != State.ACQUIRED && !engine.isClosed()) {
-            // Sent after every try of ours, so Redis runs it after them: a mark a try left cannot outlive it.
-            engine.abandonMark(request);
         }
         if (left == State.FIRST_TRY) {
             return; // never registered

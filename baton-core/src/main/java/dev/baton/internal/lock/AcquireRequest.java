@@ -16,8 +16,10 @@ import dev.baton.ReplicaAcknowledgement;
  * @param threadOwned whether the owner is a thread (re-entrant) rather than a lease
  * @param startedNanos when the caller asked (on the runtime's ticker), for the time it waited
  * @param acknowledgement how many replicas must acknowledge a grant ({@code WAIT}), or null for none
+ * @param ownerThread the thread that owns a thread-owned request's hold (the watchdog stops at its end), null for a
+ *                    lease
  */
 record AcquireRequest(LockDriver driver, LockKeys keys, String owner, String holder, int permits, long leaseMillis,
                       long heldToken, boolean watchdog, boolean threadOwned, long startedNanos,
-                      ReplicaAcknowledgement acknowledgement) {
+                      ReplicaAcknowledgement acknowledgement, Thread ownerThread) {
 }

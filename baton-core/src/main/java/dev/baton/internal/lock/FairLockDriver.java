@@ -170,9 +170,12 @@ final class FairLockDriver implements LockDriver {
         }
     }
 
-    /** {@code fair-abandon.lua}: leaves the queue and passes on a lock handed to this owner after its last try. */
+    /**
+     * {@code fair-abandon.lua}: leaves the queue and passes on a lock handed to this owner after its last try, or
+     * granted by a try whose reply never came; so it reports 0 (nothing left for the engine to release).
+     */
     @Override
-    public CompletableFuture<Void> abandon(AcquireRequest request) {
+    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, allKeys(request.keys()), request.owner(),
                 Long.toString(request.heldToken()), request.keys().channel(), sharded, tokenRetentionMillis)
                 .thenApply(passedOn -> {
@@ -180,7 +183,7 @@ final class FairLockDriver implements LockDriver {
                         log.debug("fair lock '{}' was handed to {} as its wait ended; passed on to the next in line",
                                 request.keys().name(), request.owner());
                     }
-                    return null;
+                    return 0L;
                 });
     }
 

@@ -29,6 +29,11 @@ final class Hold {
     final long acquiredAtNanos;
     /** The holder description of the acquiring caller ({@code Identity.holderOfCallingThread()}), for snapshots. */
     final String holder;
+    /**
+     * The thread that owns a thread-owned hold, null for a lease: a watchdog-renewed hold whose thread ended is
+     * released rather than renewed for as long as the process lives ({@link LockEngine#ownerThreadEnded}).
+     */
+    final Thread ownerThread;
 
     private int count;
     private State state = State.HELD;
@@ -40,7 +45,8 @@ final class Hold {
     private ScheduledFuture<?> expiryTimer;
 
     Hold(LockDriver driver, LockKeys keys, String owner, long token, int count, boolean watchdog,
-         long expiresAtNanos, long acquiredAtNanos, String holder) {
+         long expiresAtNanos, long acquiredAtNanos, String holder, Thread ownerThread) {
+        this.ownerThread = ownerThread;
         this.acquiredAtNanos = acquiredAtNanos;
         this.holder = holder;
         this.driver = driver;

@@ -196,17 +196,17 @@ final class LockCalls implements LockDriver {
 
     /**
      * {@code lock-abandon.lua}: withdraws the claim of a waiter that gave up, so that a free lock does not wait for it
-     * until the claim runs out. Only a waiter that waited past the threshold can have claimed; the others send
-     * nothing.
+     * until the claim runs out, and reports an orphaned grant when a try got no reply. Only a waiter that waited past
+     * the threshold can have claimed: unless a grant may be orphaned, the others send nothing.
      */
     @Override
-    public CompletableFuture<Void> abandon(AcquireRequest r) {
-        if (thresholdNanos == 0 || waitedNanos(r) - thresholdNanos < 0) {
-            return CompletableFuture.completedFuture(null);
+    public CompletableFuture<Long> abandon(AcquireRequest r, boolean mayHoldGrant) {
+        if (!mayHoldGrant && (thresholdNanos == 0 || waitedNanos(r) - thresholdNanos < 0)) {
+            return CompletableFuture.completedFuture(0L);
         }
         try {
-            return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
-                    r.keys().channel(), sharded).thenApply(withdrawn -> null);
+            return gateway.run(ABANDON, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
+                    r.keys().channel(), sharded, Long.toString(r.heldToken()));
         } catch (RuntimeException closed) {
             return CompletableFuture.failedFuture(closed);
         }

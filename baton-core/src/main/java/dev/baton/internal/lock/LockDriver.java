@@ -141,12 +141,23 @@ interface LockDriver {
     }
 
     /**
-     * An attempt that may have left a mark in Redis (it would have waited) ended without the lock: remove the mark. A
-     * driver that hands the lock over in its release script must also pass on a lock it handed to this owner just
-     * before, since nobody would take it now. The default does nothing: a waiter flag costs only a spare notification.
+     * An attempt ended without the lock: remove a mark it may have left in Redis (it would have waited), and, if
+     * {@code mayHoldGrant}, find a grant of this owner that nobody will use. Sent after the attempt's last try, on the
+     * same connection, so Redis runs it after every try of the attempt.
+     *
+     * <p>{@code mayHoldGrant} is true when a try of the attempt got no reply (a timeout, a lost connection): it may
+     * have run, or may still run, and granted the lock to a caller that was told it failed. The driver then reports
+     * the fencing token of a hold of {@code request.owner()} whose token is not {@code request.heldToken()} (the
+     * outer hold of a re-entry stays the caller's), and the engine releases that hold with {@link #release}, owner
+     * and token named. A driver that hands the lock over in its release script passes on such a hold itself (and on a
+     * lock handed to this owner after its last try, since nobody would take it now) and reports 0.
+     *
+     * <p>The default does nothing and reports 0: a waiter flag costs only a spare notification.
+     *
+     * @return the fencing token of an orphaned hold of this owner to release, or 0
      */
-    default CompletableFuture<Void> abandon(AcquireRequest request) {
-        return CompletableFuture.completedFuture(null);
+    default CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
+        return CompletableFuture.completedFuture(0L);
     }
 
     /**

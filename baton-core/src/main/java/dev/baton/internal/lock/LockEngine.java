@@ -55,6 +55,14 @@ public final class LockEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
     /** The lock name {@link #health()} inspects: nobody needs to hold it; reading it proves the scripts run. */
     private static final String HEALTH_PROBE = "baton-health-probe";
+    /** The first wait before an unconfirmed abandon is sent again; it doubles up to the maximum. */
+    private static final long ABANDON_RETRY_FIRST_MILLIS = 100;
+    private static final long ABANDON_RETRY_MAX_MILLIS = 1000;
+    /**
+     * At most this many unconfirmed abandons are sent again (each a script a second at most while Redis is down);
+     * beyond, an orphaned grant expires with its lease, and the warning says so.
+     */
+    private static final int MAX_UNCONFIRMED_ABANDONS = 4096;
 
     private final BatonRuntime runtime;
     /** The runtime this engine started for itself ({@link #start(BatonConfig)}), closed with it; else null. */
@@ -73,6 +81,11 @@ public final class LockEngine implements AutoCloseable {
     private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
     /** Every hold not yet ended, of every driver: what {@link #endEverything} must tell when the Baton closes. */
     private final Set<Hold> live = ConcurrentHashMap.newKeySet();
+    /**
+     * Abandons sent for attempts whose grant may be orphaned (a try got no reply) that Redis has not confirmed yet,
+     * by owner, lock and kind; see {@link #abandon}. Empty but during and right after an outage.
+     */
+    private final Map<Unconfirmed, AcquireRequest> unconfirmedAbandons = new ConcurrentHashMap<>();
     private final LockCalls calls;
     /** The plain lock's driver: {@link #calls}, or a {@link RedlockDriver} on independent masters. */
     private final LockDriver mutex;
@@ -305,16 +318,17 @@ public final class LockEngine implements AutoCloseable {
      */
     AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, int permits, long leaseMillis,
                            boolean watchdogLease, long waitNanos, boolean threadOwned, ReplicaAcknowledgement ack) {
-        return attempt(driver, keys, owner, identity.holderOfCallingThread(), permits, leaseMillis, watchdogLease,
-                waitNanos, threadOwned, ack);
+        return attempt(driver, keys, owner, identity.holderOfCallingThread(), threadOwned ? Thread.currentThread() : null,
+                permits, leaseMillis, watchdogLease, waitNanos, threadOwned, ack);
     }
 
     /**
      * Starts an attempt on behalf of a caller described by {@code holder} ({@link #holderOfCallingThread()}, taken on
-     * the caller's thread): for composite acquisitions that go on from callbacks, such as a multi-lock's.
+     * the caller's thread), owned by {@code ownerThread} if thread-owned: for composite acquisitions that go on from
+     * callbacks, such as a multi-lock's.
      */
-    AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, String holder, int permits,
-                           long leaseMillis, boolean watchdogLease, long waitNanos, boolean threadOwned,
+    AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, String holder, Thread ownerThread,
+                           int permits, long leaseMillis, boolean watchdogLease, long waitNanos, boolean threadOwned,
                            ReplicaAcknowledgement ack) {
         checkOpen();
         driver.checkLease(leaseMillis);
@@ -324,11 +338,14 @@ public final class LockEngine implements AutoCloseable {
         Hold current = threadOwned ? threadHolds.get(holdKey(driver, keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(driver, keys, owner, holder, permits, leaseMillis, heldToken,
-                watchdogLease, threadOwned, ticker.nanos(), ack);
+                watchdogLease, threadOwned, ticker.nanos(), ack, threadOwned ? ownerThread : null);
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
     CompletableFuture<LockDriver.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
+        if (!unconfirmedAbandons.isEmpty()) {
+            sendUnconfirmedAbandonsBefore(r);
+        }
         ReplicaAcknowledgement ack = r.acknowledgement();
         return ack == null ? r.driver().acquire(r, willWait)
                 : calls.acquireAcknowledged(r, willWait, ack).thenCompose(reply -> confirm(r, ack, reply));
@@ -398,7 +415,9 @@ public final class LockEngine implements AutoCloseable {
         Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
         if (existing != null && existing.isHeld()) {
             if (existing.token == grant.token()) {
-                existing.reentered(grant.holdCount(), r.watchdog(), expiresAt);
+                // The count is the caller's own: Redis may count more, if a re-entry whose reply was lost ran after
+                // all, and the caller's last unlock must still end the hold (see release).
+                existing.reentered(existing.count() + 1, r.watchdog(), expiresAt);
                 track(existing);
                 return existing;
             }
@@ -406,7 +425,7 @@ public final class LockEngine implements AutoCloseable {
             lost(existing, "the lock was found deleted or owned by someone else at re-entry");
         }
         Hold hold = new Hold(r.driver(), r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(),
-                expiresAt, grant.sentAtNanos(), r.holder());
+                expiresAt, grant.sentAtNanos(), r.holder(), r.ownerThread());
         if (log.isDebugEnabled()) {
             log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
                     r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
@@ -489,6 +508,9 @@ public final class LockEngine implements AutoCloseable {
         try {
             left = gateway.await(hold.driver.releaseHold(hold,
                     notifications.hasWaiters(hold.keys.channel())));
+            if (left > 0 && last) {
+                left = releaseUncounted(hold, left);
+            }
         } catch (RuntimeException e) {
             if (last) {
                 hold.markReleased(); // we gave it up; it expires with its lease
@@ -497,10 +519,8 @@ public final class LockEngine implements AutoCloseable {
             throw e;
         }
         if (left > 0) {
-            hold.setCount((int) left);
-            if (!endWatchdogReentryIfOver(hold) && last) {
-                track(hold);
-            }
+            hold.setCount(hold.count() - 1);
+            endWatchdogReentryIfOver(hold);
         } else if (left == 0) {
             hold.markReleased();
             live.remove(hold);
@@ -510,6 +530,23 @@ public final class LockEngine implements AutoCloseable {
                     + "or lost by Redis)");
         }
         return (int) left;
+    }
+
+    /**
+     * The owner's last release left counts in Redis that the owner never took: re-entries whose reply was lost (the
+     * caller was told they failed) that ran after all. They are released too, so the hold ends with the caller's last
+     * unlock rather than staying held, renewed, by nobody.
+     *
+     * @return what the last of those releases answered: 0 released, -1 gone
+     */
+    private long releaseUncounted(Hold hold, long left) {
+        log.warn("lock '{}' (fencing token {}): Redis counted {} more hold{} than its owner took (a re-entry whose "
+                + "reply was lost ran after all); releasing {} too", hold.keys.name(), hold.token, left,
+                left == 1 ? "" : "s", left == 1 ? "it" : "them");
+        for (long extra = left; extra > 0 && left > 0; extra--) {
+            left = gateway.await(hold.driver.releaseHold(hold, notifications.hasWaiters(hold.keys.channel())));
+        }
+        return left;
     }
 
     /**
@@ -654,16 +691,89 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * Removes a mark an attempt left in Redis (a queue entry) after it ended without the lock; failures are logged,
-     * the mark then expires by itself.
+     * After an attempt ended without the lock: removes a mark it left in Redis (a queue entry, a claim) and, if
+     * {@code mayHoldGrant} (a try of it got no reply), releases the grant such a try may have made
+     * ({@link LockDriver#abandon}). Sent at once, on the command connection that carried the attempt's tries, so
+     * Redis runs it after them, even if Redis was frozen and runs them all later.
+     *
+     * <p>If Redis does not confirm it while a grant may be orphaned, it is sent again, at growing intervals of at most
+     * {@value #ABANDON_RETRY_MAX_MILLIS} ms, until Redis answers (see {@link #sendAbandon}); and a later attempt of the
+     * same owner on the same lock sends it once more right before its own try ({@link #tryAcquire}) and then drops it,
+     * so that a retry can never run after, and release, that later acquisition.
      */
-    void abandonMark(AcquireRequest request) {
-        request.driver().abandon(request).whenComplete((v, e) -> {
-            if (e != null) {
-                log.warn("could not withdraw the wait of {} for lock '{}'; it expires by itself: {}", request.owner(),
-                        request.keys().name(), translate(e).getMessage());
+    void abandon(AcquireRequest request, boolean mayHoldGrant) {
+        Unconfirmed key = null;
+        if (mayHoldGrant) {
+            key = new Unconfirmed(request.owner(), request.keys().lock(), request.driver());
+            if (unconfirmedAbandons.size() < MAX_UNCONFIRMED_ABANDONS) {
+                unconfirmedAbandons.put(key, request);
             }
+        }
+        sendAbandon(request, mayHoldGrant, key, ABANDON_RETRY_FIRST_MILLIS);
+    }
+
+    /**
+     * One sending of an attempt's abandon; on a failure while the grant may be orphaned (and this request is still the
+     * one to confirm for its owner and lock), schedules the next after {@code retryMillis}.
+     */
+    private void sendAbandon(AcquireRequest request, boolean mayHoldGrant, Unconfirmed key, long retryMillis) {
+        CompletableFuture<Long> reply;
+        try {
+            reply = request.driver().abandon(request, mayHoldGrant);
+        } catch (RuntimeException e) { // a closed connection may refuse at once
+            reply = CompletableFuture.failedFuture(e);
+        }
+        reply.whenComplete((orphan, e) -> {
+            String name = request.keys().name();
+            if (e == null) {
+                if (key != null) {
+                    unconfirmedAbandons.remove(key, request);
+                }
+                if (orphan != null && orphan > 0) {
+                    log.warn("lock '{}': an acquisition by {} whose reply was lost (its caller was told it failed) "
+                            + "was granted after all, with fencing token {}; releasing it", name, request.owner(),
+                            orphan);
+                    releaseOrphan(request.driver(), request.keys(), request.owner(), orphan);
+                }
+                return;
+            }
+            RuntimeException failure = translate(e);
+            boolean retry = key != null && failure instanceof BatonUnavailableException && !isClosed()
+                    && unconfirmedAbandons.get(key) == request;
+            if (!retry) {
+                if (key != null) {
+                    unconfirmedAbandons.remove(key, request);
+                }
+                log.warn("could not withdraw the wait of {} for lock '{}'; what it left expires with its lease: {}",
+                        request.owner(), name, failure.getMessage());
+                return;
+            }
+            if (retryMillis == ABANDON_RETRY_FIRST_MILLIS) {
+                log.warn("lock '{}': an acquisition by {} got no reply and may have been granted after its caller was "
+                        + "told it failed; asking Redis to release it again until it answers: {}", name,
+                        request.owner(), failure.getMessage());
+            }
+            schedule(() -> {
+                if (unconfirmedAbandons.get(key) == request) {
+                    sendAbandon(request, true, key, Math.min(2 * retryMillis, ABANDON_RETRY_MAX_MILLIS));
+                }
+            }, TimeUnit.MILLISECONDS.toNanos(retryMillis));
         });
+    }
+
+    /**
+     * Before a try of {@code r}: sends once more, and then forgets, every unconfirmed abandon of the same owner on the
+     * same lock, so that Redis runs it before the try (one connection keeps its commands in order) and no retry of
+     * it can come after the try and release what the try acquired.
+     */
+    private void sendUnconfirmedAbandonsBefore(AcquireRequest r) {
+        for (Map.Entry<Unconfirmed, AcquireRequest> e : unconfirmedAbandons.entrySet()) {
+            Unconfirmed k = e.getKey();
+            if (k.owner().equals(r.owner()) && k.lock().equals(r.keys().lock())
+                    && unconfirmedAbandons.remove(k, e.getValue())) {
+                sendAbandon(e.getValue(), true, null, 0);
+            }
+        }
     }
 
     void forgetThreadHold(Hold hold) {
@@ -672,6 +782,34 @@ public final class LockEngine implements AutoCloseable {
 
     Hold threadHold(LockDriver driver, LockKeys keys, String owner) {
         return threadHolds.get(holdKey(driver, keys, owner));
+    }
+
+    /**
+     * The thread that owns a watchdog-renewed hold ended without unlocking it. Nobody can unlock it any more, so
+     * renewing it would keep every other process out for as long as this one lives; it is released at once rather than
+     * left to run out its lease, since waiting would protect nothing: what the thread left half done is the same
+     * either way, and fencing tokens are what keeps a resource safe from it (docs/lock-protocol.md, "A thread that
+     * ends holding a lock"). The holder is told as for any lost lease: a warning naming the lock and the thread, and a
+     * {@code LeaseLost} event.
+     */
+    void ownerThreadEnded(Hold hold) {
+        threadHolds.remove(holdKey(hold), hold);
+        lost(hold, "its owning thread '" + hold.ownerThread.getName() + "' ended without unlocking it; released, "
+                + "since nobody can unlock it any more");
+        releaseWhole(hold, Math.max(1, hold.count()));
+    }
+
+    /** Releases every count of a hold that nobody holds any more, one release script per count; failures logged. */
+    private void releaseWhole(Hold hold, int counts) {
+        hold.driver.release(hold.keys, hold.owner, hold.token, notifications.hasWaiters(hold.keys.channel()))
+                .whenComplete((left, e) -> {
+                    if (e != null) {
+                        log.warn("could not release lock '{}' (fencing token {}); it expires with its lease: {}",
+                                hold.keys.name(), hold.token, translate(e).getMessage());
+                    } else if (left > 0 && counts > 1) {
+                        releaseWhole(hold, counts - 1);
+                    }
+                });
     }
 
     void lost(Hold hold, String reason) {
@@ -825,6 +963,10 @@ public final class LockEngine implements AutoCloseable {
      * unlock(), and both strings are long-lived, with their hashes cached.
      */
     private record HoldKey(String owner, String lock, LockDriver driver) {
+    }
+
+    /** An attempt's owner, lock and kind of lock, for {@link #unconfirmedAbandons}. */
+    private record Unconfirmed(String owner, String lock, LockDriver driver) {
     }
 
     private static HoldKey holdKey(LockDriver driver, LockKeys keys, String owner) {

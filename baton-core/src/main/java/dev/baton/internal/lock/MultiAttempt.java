@@ -56,6 +56,8 @@ final class MultiAttempt {
     private final long leaseMillis;
     private final boolean watchdog;
     private final boolean threadOwned;
+    /** The thread that owns the holds of a thread-owned attempt (the caller's), null for a lease. */
+    private final Thread ownerThread;
     private final boolean waits;
     private final boolean hasDeadline;
     private final long deadlineNanos;
@@ -81,6 +83,7 @@ final class MultiAttempt {
         this.leaseMillis = leaseMillis;
         this.watchdog = watchdog;
         this.threadOwned = threadOwned;
+        this.ownerThread = threadOwned ? Thread.currentThread() : null;
         this.waits = waitNanos > 0;
         this.hasDeadline = waits && waitNanos != Long.MAX_VALUE;
         this.startedNanos = engine.nanos();
@@ -142,14 +145,19 @@ final class MultiAttempt {
         }
         reply.whenComplete((r, e) -> {
             if (e != null) {
-                // The script may have run before the reply was lost: any lock it took is ours under a token we do not
-                // know. It expires with its lease (nothing renews it), and our next acquisition replaces it.
+                // The script may have run before the reply was lost, or may still run: any lock it took is ours under a
+                // token we do not know. Each is abandoned as a plain lock's try whose reply was lost, before the
+                // caller hears, so that Redis runs the abandons after the script and before the caller's next try.
+                if (!engine.isClosed()) {
+                    for (int k = 0; k < run.size(); k++) {
+                        engine.abandon(request(run.get(k), heldTokens[k]), true);
+                    }
+                }
                 end(Outcome.FAILED, e);
                 return;
             }
             for (int k = 0; k < r.taken(); k++) {
-                AcquireRequest request = new AcquireRequest(mutex, run.get(k), owner, holder, 1, leaseMillis,
-                        heldTokens[k], watchdog, threadOwned, startedNanos, null);
+                AcquireRequest request = request(run.get(k), heldTokens[k]);
                 AcquireAttempt.Grant grant = new AcquireAttempt.Grant(r.tokens()[k], r.counts()[k], sentAt);
                 taken.add(new Taken(engine.granted(request, grant), grant));
             }
@@ -161,6 +169,12 @@ final class MultiAttempt {
                 waitFor(from + r.taken());
             }
         });
+    }
+
+    /** What this attempt asks of one lock of a run, as the plain lock's request. */
+    private AcquireRequest request(LockKeys lock, long heldToken) {
+        return new AcquireRequest(mutex, lock, owner, holder, 1, leaseMillis, heldToken, watchdog, threadOwned,
+                startedNanos, null, ownerThread);
     }
 
     /** Takes one lock with an attempt of the plain lock: a single try, or a wait bounded by what is left. */
@@ -179,8 +193,8 @@ final class MultiAttempt {
         }
         AcquireAttempt attempt;
         try {
-            attempt = engine.attempt(mutex, members.get(index), owner, holder, 1, leaseMillis, watchdog, waitNanos,
-                    threadOwned, null);
+            attempt = engine.attempt(mutex, members.get(index), owner, holder, ownerThread, 1, leaseMillis, watchdog,
+                    waitNanos, threadOwned, null);
         } catch (RuntimeException e) {
             end(Outcome.FAILED, e);
             return;

@@ -22,6 +22,7 @@ final class ReadLockCalls extends ReadWriteCalls {
     }
     static final Script ACQUIRE = Script.load("rw-read-acquire", "owns", "mint-token", "notify", "rw-state");
     static final Script RELEASE = Script.load("rw-read-release", "owns", "notify", "rw-state");
+    static final Script ABANDON = Script.load("rw-read-abandon");
 
     ReadLockCalls(Transport gateway, Duration tokenRetention) {
         super(gateway, tokenRetention);
@@ -48,6 +49,19 @@ final class ReadLockCalls extends ReadWriteCalls {
         return gateway.run(RELEASE, ScriptOutputType.INTEGER,
                 new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
                 keys.channel(), publish ? "1" : "0", sharded);
+    }
+
+    /**
+     * {@code rw-read-abandon.lua}, only when a try got no reply: reports a read hold of this owner that such a try
+     * granted. Readers leave no mark while they wait, so otherwise there is nothing to send.
+     */
+    @Override
+    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
+        if (!mayHoldGrant) {
+            return CompletableFuture.completedFuture(0L);
+        }
+        return gateway.run(ABANDON, ScriptOutputType.INTEGER, new String[] {request.keys().lock()}, request.owner(),
+                Long.toString(request.heldToken()));
     }
 
     /**

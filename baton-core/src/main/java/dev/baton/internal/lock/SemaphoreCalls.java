@@ -160,12 +160,15 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
         return message.equals(request.owner()) ? 0 : -1;
     }
 
-    /** {@code semaphore-abandon.lua}: leaves the queue; wakes the next waiter if this one was first. */
+    /**
+     * {@code semaphore-abandon.lua}: leaves the queue; wakes the next waiter if this one was first; reports permits
+     * of this owner that a try whose reply never came granted.
+     */
     @Override
-    public CompletableFuture<Void> abandon(AcquireRequest request) {
+    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, fiveKeys(k), request.owner(), k.channel(),
-                sharded()).thenApply(removed -> null);
+        return gateway.run(ABANDON, ScriptOutputType.INTEGER, fiveKeys(k), request.owner(), k.channel(),
+                sharded(), Long.toString(request.heldToken()));
     }
 
     /**

@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * holds of one kind of lock. On a standalone or Sentinel-managed master a script
  * may touch any keys; on a Cluster each batch holds the locks of one hash slot.
  *
+ * <p>A thread-owned hold whose thread has ended is not renewed: nobody could ever unlock it, so the engine releases it
+ * ({@link LockEngine#ownerThreadEnded}). The check costs one {@code isAlive()} per hold and round.
+ *
  * <p>Outcomes per hold: renewed (its local expiry moves on); gone or owned by someone else (the hold is marked lost
  * at once); no answer (Redis unreachable: retried next round). A hold whose local expiry estimate passes without a
  * renewal is marked lost at that moment, not a round later: whenever an estimate would run out before the next
@@ -96,6 +99,9 @@ final class Watchdog {
         for (Hold h : holds) {
             if (!h.isHeld()) {
                 holds.remove(h);
+            } else if (h.ownerThread != null && !h.ownerThread.isAlive()) {
+                holds.remove(h);
+                engine.ownerThreadEnded(h);
             } else if (now - h.expiresAtNanos() >= 0) {
                 engine.lost(h, "its lease could not be renewed before it ran out (Redis did not answer)");
             } else {

@@ -94,12 +94,15 @@ final class WriteLockCalls extends ReadWriteCalls {
                 keys.channel(), publish ? "1" : "0", sharded);
     }
 
-    /** {@code rw-write-abandon.lua}: a writer that gave up withdraws its intent, so it holds no reader back. */
+    /**
+     * {@code rw-write-abandon.lua}: a writer that gave up withdraws its intent, so it holds no reader back; reports a
+     * write hold of this owner that a try whose reply never came granted.
+     */
     @Override
-    public CompletableFuture<Void> abandon(AcquireRequest request) {
+    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, new String[] {k.lock(), writers(k)},
-                request.owner(), k.channel(), sharded).thenApply(withdrawn -> null);
+        return gateway.run(ABANDON, ScriptOutputType.INTEGER, new String[] {k.lock(), writers(k)},
+                request.owner(), k.channel(), sharded, Long.toString(request.heldToken()));
     }
 
     private static IllegalMonitorStateException upgradeRefused(LockKeys keys) {
