@@ -7,7 +7,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The topologies also come up from the binary inside the embedded-redis jar (Redis 6.2), which is all a machine with
- * only a JDK has; the other topology tests use the binary that {@link RedisBinary#locate()} finds (7.x in CI).
+ * only a JDK has; the other topology tests use the binary that {@link RedisBinary#locate()} finds (in CI, PATH's 7.x in
+ * the first run and this same 6.2 in the second).
  */
 class EmbeddedTopologiesTest {
 
