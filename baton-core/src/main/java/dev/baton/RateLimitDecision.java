@@ -1,6 +1,5 @@
 package dev.baton;
 
-import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -77,36 +76,63 @@ public record RateLimitDecision(boolean allowed, long remaining, Duration retryA
     }
 
     /**
-     * The IETF {@code RateLimit} field value of {@link #limit()}, e.g. {@code "api";r=42;t=3}: the permits that limit
-     * has left ({@link #limitRemaining()}) and the seconds, rounded up, until it is full again
-     * ({@link #limitResetAfter()}). It describes the same limit as {@link #rateLimitPolicyField(String)}, so the two
-     * fields of one response always agree; with several limits, that is the one that decided.
+     * The IETF {@code RateLimit} field value of {@link #limit()}, e.g. {@code "api";r=42;t=3}, read against
+     * {@link #rateLimitPolicyField(String)}, which describes the same limit: {@code r} is the permits that limit has
+     * left ({@link #limitRemaining()}) and {@code t} the seconds, rounded up, until it is full again
+     * ({@link #limitResetAfter()}). With several limits, that is the one that decided. Whatever the algorithm, the two
+     * fields of one decision satisfy:
+     * <ul>
+     *   <li>{@code 0 <= r <= q} and {@code 0 <= t <= w};</li>
+     *   <li>when refused, {@code r = 0} (the request that was refused cannot pass now, whatever a smaller one could)
+     *       and {@code t >= min(retryAfterSeconds(), w)}: {@code t} never invites a retry sooner than
+     *       {@code Retry-After}. A limit whose permits were reserved ahead
+     *       ({@link RateLimiter#tryAcquire(long, Duration)}) further than one window may need longer than {@code w}
+     *       to be full again; {@code t} then stays at {@code w}, and only {@code Retry-After} tells the whole
+     *       wait.</li>
+     * </ul>
      *
      * @param policy the policy name, as in {@link #rateLimitPolicyField(String)}
      * @return the field value
      * @throws IllegalArgumentException if the policy name is not printable ASCII or contains quotes or backslashes
      */
     public String rateLimitField(String policy) {
-        return quoted(policy) + ";r=" + limitRemaining + ";t=" + ceilSeconds(limitResetAfter);
+        String name = quoted(policy);
+        long window = windowSeconds(limit);
+        long r = allowed ? Math.max(0, Math.min(limitRemaining, limit.burst())) : 0;
+        long t = Math.min(window, Math.max(ceilSeconds(limitResetAfter), allowed ? 0 : retryAfterSeconds()));
+        return name + ";r=" + r + ";t=" + t;
     }
 
     /**
-     * The IETF {@code RateLimit-Policy} field value of {@link #limit()}, e.g. {@code "api";q=100;w=60}: the window
-     * {@code w} is the period in whole seconds, rounded up (at least 1), and the quota {@code q} the permits the limit
-     * replenishes in {@code w} seconds, rounded down. So a period that is not a whole number of seconds keeps its
-     * rate: 3 per 1.5 s is {@code q=4;w=2}, 5 per 200 ms is {@code q=25;w=1}.
+     * The IETF {@code RateLimit-Policy} field value of {@link #limit()}, e.g. {@code "api";q=100;w=60}: the limit as
+     * a bucket. The quota {@code q} is the most permits it holds, {@link RateLimit#burst()} (for the window
+     * algorithms, its permits), and the window {@code w} the seconds it takes to refill from empty,
+     * {@code burst × period / permits}, rounded up (at least 1). So a client that spends at most {@code q} permits
+     * per {@code w} seconds, all at once if it likes, finds the limit full again each time; and the
+     * {@link #rateLimitField(String)} of the same decision never reports more than {@code q} left nor longer than
+     * {@code w} to wait. Examples: 100 per minute is {@code q=100;w=60}; 5 per second with a burst of 10 is
+     * {@code q=10;w=2}; 3 per 1.5 s is {@code q=3;w=2}. Whole seconds make a limit that refills in less than a second
+     * look slower than it is (5 per 200 ms is {@code q=5;w=1}), never faster.
      *
      * @param policy the policy name: printable ASCII without quotes or backslashes
      * @return the field value
      * @throws IllegalArgumentException if the policy name is not printable ASCII or contains quotes or backslashes
      */
     public String rateLimitPolicyField(String policy) {
-        String name = quoted(policy);
-        long periodNanos = limit.period().toNanos();
-        long window = Math.max(1, ceilSeconds(limit.period()));
-        long quota = BigInteger.valueOf(limit.permits()).multiply(BigInteger.valueOf(window * 1_000_000_000L))
-                .divide(BigInteger.valueOf(periodNanos)).longValueExact();
-        return name + ";q=" + quota + ";w=" + window;
+        return quoted(policy) + ";q=" + limit.burst() + ";w=" + windowSeconds(limit);
+    }
+
+    /** The seconds a limit takes to refill from empty, {@code burst × period / permits}, rounded up, at least 1. */
+    private static long windowSeconds(RateLimit limit) {
+        Duration period = limit.period();
+        // A whole number of microseconds, and burst × period at most 2^51 µs: the product fits a long.
+        long periodMicros = period.getSeconds() * 1_000_000L + period.getNano() / 1000;
+        long refillMicros = ceilDiv(limit.burst() * periodMicros, limit.permits());
+        return Math.max(1, ceilDiv(refillMicros, 1_000_000L));
+    }
+
+    private static long ceilDiv(long a, long b) {
+        return -Math.floorDiv(-a, b);
     }
 
     private static String quoted(String policy) {

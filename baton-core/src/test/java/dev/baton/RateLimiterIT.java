@@ -540,10 +540,11 @@ class RateLimiterIT {
         assertThat(d.rateLimitField("api")).isEqualTo("\"api\";r=60;t=24");
         RateLimitDecision perHalfSecond = baton.rateLimiter("http2", RateLimit.of(5, Duration.ofMillis(500)))
                 .peek();
-        assertThat(perHalfSecond.rateLimitPolicyField("api")).isEqualTo("\"api\";q=10;w=1");
-        // A period that is no whole number of seconds keeps its rate: 3 per 1.5 s is 4 per 2 s, not 3.
+        // The policy is the bucket: it holds 5 and refills in 0.5 s, within a whole second.
+        assertThat(perHalfSecond.rateLimitPolicyField("api")).isEqualTo("\"api\";q=5;w=1");
+        // A refill time that is no whole number of seconds is rounded up: 3 per 1.5 s is 3 per 2 s, never 4.
         RateLimitDecision oddPeriod = baton.rateLimiter("http3", RateLimit.of(3, Duration.ofMillis(1500))).peek();
-        assertThat(oddPeriod.rateLimitPolicyField("api")).isEqualTo("\"api\";q=4;w=2");
+        assertThat(oddPeriod.rateLimitPolicyField("api")).isEqualTo("\"api\";q=3;w=2");
     }
 
     @Test
@@ -553,8 +554,9 @@ class RateLimiterIT {
         RateLimiter limiter = baton.rateLimiter("mixed", perSecond, perHour);
         RateLimitDecision granted = limiter.tryAcquire(10);
         assertThat(granted.limit()).as("fewest left").isEqualTo(perSecond);
-        assertThat(granted.rateLimitPolicyField("api")).isEqualTo("\"api\";q=5;w=1");
-        assertThat(granted.rateLimitField("api")).isEqualTo("\"api\";r=0;t=2"); // 10 at 5/s: full in 2 s
+        // The bucket of 10 at 5/s refills in 2 s: the policy says so, and t never exceeds it.
+        assertThat(granted.rateLimitPolicyField("api")).isEqualTo("\"api\";q=10;w=2");
+        assertThat(granted.rateLimitField("api")).isEqualTo("\"api\";r=0;t=2");
 
         // Refused by the 5/s limit: every figure of both fields is that limit's, none the hourly one's.
         RateLimitDecision refused = baton.rateLimiter("mixed", perSecond, perHour).tryAcquire();
@@ -563,7 +565,7 @@ class RateLimiterIT {
         assertThat(refused.retryAfterSeconds()).isEqualTo(1);
         assertThat(refused.resetAfter()).as("the decision's own reset is the longest").isGreaterThan(
                 Duration.ofMinutes(49));
-        assertThat(refused.rateLimitPolicyField("api")).isEqualTo("\"api\";q=5;w=1");
+        assertThat(refused.rateLimitPolicyField("api")).isEqualTo("\"api\";q=10;w=2");
         assertThat(refused.rateLimitField("api")).matches("\"api\";r=0;t=[12]");
 
         // Once the hourly limit binds, both fields describe it.

@@ -148,6 +148,63 @@ class RateLimiterOutageIT {
     }
 
     @Test
+    void withoutAFailOpenGrantTheOutageLogSaysNothingOfUncheckedGrants() {
+        try (Baton patient = Baton.connect(fastDecisions()); LogCapture log = LogCapture.start()) {
+            RateLimiter closed = patient.rateLimiter("no-fail-open", FIVE_AN_HOUR);
+            // A fail-open limiter that exists, and was used before the outage, but not during it.
+            RateLimiter open = closed.failOpen();
+            assertThat(open.tryAcquire().failedOpen()).isFalse();
+            redis.server().pause();
+            try {
+                assertThatThrownBy(closed::tryAcquire).isInstanceOf(BatonUnavailableException.class);
+                assertThatThrownBy(closed::tryAcquire).isInstanceOf(BatonUnavailableException.class);
+            } finally {
+                redis.server().resume();
+            }
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> closed.tryAcquire().allowed());
+
+            // The outage is still a warning, and its end is still told; neither speaks of fail-open grants.
+            assertThat(log.lines(Level.WARN, "did not answer within")).as(log.lines().toString()).hasSize(1);
+            assertThat(log.lines(Level.INFO, "answers again")).as(log.lines().toString()).hasSize(1);
+            assertThat(log.lines()).noneMatch(l -> l.contains("fail-open") || l.contains("unchecked"));
+        }
+    }
+
+    @Test
+    void aFailOpenGrantDuringTheOutageIsToldOnceAndCounted() {
+        try (Baton patient = Baton.connect(fastDecisions()); LogCapture log = LogCapture.start()) {
+            RateLimiter closed = patient.rateLimiter("some-fail-open", FIVE_AN_HOUR);
+            RateLimiter open = closed.failOpen();
+            redis.server().pause();
+            try {
+                // A fail-closed decision finds the outage: no fail-open grant yet, so no word of one.
+                assertThatThrownBy(closed::tryAcquire).isInstanceOf(BatonUnavailableException.class);
+                assertThat(log.lines(Level.WARN, "did not answer within")).as(log.lines().toString()).hasSize(1);
+                assertThat(log.lines()).noneMatch(l -> l.contains("fail-open"));
+
+                // The first unchecked grant is told, once; the others are counted.
+                for (int i = 0; i < 4; i++) {
+                    assertThat(open.tryAcquire().failedOpen()).isTrue();
+                }
+                assertThat(log.lines(Level.WARN, "fail-open rate limiters grant without checking"))
+                        .as(log.lines().toString()).hasSize(1);
+            } finally {
+                redis.server().resume();
+            }
+            // Checked with the fail-closed limiter, so that no grant is added while waiting for Redis.
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> closed.tryAcquire().allowed());
+            assertThat(log.lines(Level.INFO, "answers again")).as(log.lines().toString())
+                    .singleElement().asString().contains("(4 fail-open decisions were granted unchecked meanwhile)");
+        }
+    }
+
+    /** Decisions that give up on a frozen Redis after 200 ms, with the usual (longer) command timeout. */
+    private static BatonConfig fastDecisions() {
+        return BatonConfig.builder().uri(redis.server().uri()).commandTimeout(Duration.ofSeconds(3))
+                .rateLimitTimeout(Duration.ofMillis(200)).build();
+    }
+
+    @Test
     void otherFailuresAreNotHiddenByFailOpen() {
         RateLimiter open = baton.rateLimiter("typed", FIVE_AN_HOUR).failOpen();
         redis.server().command("SET", "baton:rate:{typed}:0g", "not a rate limiter state");

@@ -93,8 +93,10 @@ public class ItemController {
             content = @Content(schema = @Schema(implementation = ProblemDetail.class)))
     @ApiResponse(responseCode = "429", description = "The buyer purchased too often; retry later", headers = {
             @Header(name = "Retry-After", description = "Seconds until a purchase can succeed"),
-            @Header(name = "RateLimit", description = "Permits left and seconds until the limit is full again"),
-            @Header(name = "RateLimit-Policy", description = "Quota and window of the limit")})
+            @Header(name = "RateLimit", description = "Permits left (0 on a refusal) and seconds until the limit is"
+                    + " full again, never more than the policy's quota and window"),
+            @Header(name = "RateLimit-Policy", description = "The limit as a bucket: quota q, the most permits at"
+                    + " once, and window w, the seconds to refill them")})
     public Receipt purchase(@Parameter(description = "Item name", example = "widget") @PathVariable String item,
                             @Parameter(description = "Buyer", example = "alice") @RequestParam String user) {
         return stock.purchase(item, user);

@@ -218,7 +218,7 @@ public final class RedisRateLimiter implements RateLimiter {
 
     /** Redis could not be asked: the fail-open grant, or the exception for a fail-closed limiter. */
     private RateLimitCall.Reply unreachable(BatonUnavailableException e) {
-        runtime.outage().unreachable(e);
+        runtime.outage().unreachable(e, failOpen);
         if (failOpen) {
             return grantedUnchecked();
         }

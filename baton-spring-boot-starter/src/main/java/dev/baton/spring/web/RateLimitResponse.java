@@ -11,10 +11,13 @@ import org.springframework.http.ProblemDetail;
 
 /**
  * The 429 answer to a refused call, the same for MVC and WebFlux: {@code Retry-After} in whole seconds rounded up, the
- * IETF {@code RateLimit} and {@code RateLimit-Policy} fields of the limit that refused (see
- * {@link RateLimitDecision#rateLimitField(String)}), and a problem detail. The policy is named after the limit
- * ({@code "100-per-60s"}), never after the limiter, whose name comes from the request (a user id, an API key) and is
- * not echoed back; neither is the exception's message. Immutable.
+ * IETF {@code RateLimit} and {@code RateLimit-Policy} fields of the limit that refused, and a problem detail. The two
+ * fields are one description of that limit as a bucket ({@link RateLimitDecision#rateLimitPolicyField(String)}): the
+ * policy's {@code q} is its burst and {@code w} the seconds it takes to refill, and the answer's {@code r} is 0 and
+ * its {@code t}, the seconds until the limit is full again, is at most {@code w} and, up to {@code w}, at least
+ * {@code Retry-After}. The policy is named after the limit ({@code "100-per-60s"}, or {@code "5-per-1s-burst-10"}
+ * when the burst is not the permits), never after the limiter, whose name comes from the request (a user id, an API
+ * key) and is not echoed back; neither is the exception's message. Immutable.
  *
  * @param headers the response's headers
  * @param body    the problem detail, for {@code application/problem+json}
@@ -66,7 +69,8 @@ public record RateLimitResponse(HttpHeaders headers, ProblemDetail body) {
 
     /**
      * {@code "<permits>-per-<period>"}, the period in the largest of seconds, milliseconds and microseconds that
-     * divides it (a limit's period is a whole number of microseconds).
+     * divides it (a limit's period is a whole number of microseconds), followed by {@code "-burst-<burst>"} when the
+     * burst is not the permits: the policy's {@code q} is the burst, and the name should not contradict it.
      */
     static String policyName(RateLimit limit) {
         Duration period = limit.period();
@@ -78,6 +82,6 @@ public record RateLimitResponse(HttpHeaders headers, ProblemDetail body) {
         } else {
             window = period.toNanos() / 1_000 + "us";
         }
-        return limit.permits() + "-per-" + window;
+        return limit.permits() + "-per-" + window + (limit.burst() == limit.permits() ? "" : "-burst-" + limit.burst());
     }
 }

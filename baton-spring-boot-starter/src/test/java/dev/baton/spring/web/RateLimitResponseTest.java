@@ -28,11 +28,27 @@ class RateLimitResponseTest {
     }
 
     @Test
+    void aTokenBucketIsAnsweredAsTheBucketThatRefused() {
+        // 5/s with a burst of 10, emptied by a call that costs 3: 2 left, refused. The policy is the bucket (10,
+        // refilled in 2 s), r is 0 beside the 429, and t is within the policy's window.
+        RateLimit bucket = RateLimit.builder(5, Duration.ofSeconds(1)).burst(10).build();
+        RateLimitResponse r = RateLimitResponse.of(new RateLimitDecision(false, 2, Duration.ofMillis(200),
+                Duration.ofMillis(1600), bucket, false));
+
+        assertThat(r.headers().getFirst("Retry-After")).isEqualTo("1");
+        assertThat(r.headers().getFirst("RateLimit-Policy")).isEqualTo("\"5-per-1s-burst-10\";q=10;w=2");
+        assertThat(r.headers().getFirst("RateLimit")).isEqualTo("\"5-per-1s-burst-10\";r=0;t=2");
+        assertThat(r.body().getProperties()).containsEntry("policy", "5-per-1s-burst-10");
+    }
+
+    @Test
     void policyNamesUseTheLargestUnitThatDividesThePeriod() {
         assertThat(RateLimitResponse.policyName(RateLimit.of(5, Duration.ofMillis(1500)))).isEqualTo("5-per-1500ms");
         assertThat(RateLimitResponse.policyName(RateLimit.of(5, Duration.ofNanos(1_500_000_000L + 3_000))))
                 .isEqualTo("5-per-1500003us");
         assertThat(RateLimitResponse.policyName(RateLimit.of(5, Duration.ofHours(1)))).isEqualTo("5-per-3600s");
+        assertThat(RateLimitResponse.policyName(RateLimit.builder(100, Duration.ofHours(1)).burst(2).build()))
+                .isEqualTo("100-per-3600s-burst-2");
     }
 
     @Test

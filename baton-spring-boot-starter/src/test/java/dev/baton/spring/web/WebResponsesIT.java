@@ -49,6 +49,14 @@ class WebResponsesIT {
             return "bought";
         }
 
+        /** A bucket of 3 refilled at one a minute, beside a daily limit; each call takes 2. */
+        @GetMapping("/bucket/{user}")
+        @RateLimited(key = "'bucket:' + #user", cost = 2, limits = {
+                @Limit(permits = 60, period = "1h", burst = 3), @Limit(permits = 100, period = "1d")})
+        public String bucket(@PathVariable("user") String user) {
+            return "bought";
+        }
+
         @GetMapping("/reactive/{user}")
         @RateLimited(key = "'reactive:' + #user", limits = @Limit(permits = 2, period = "60s"))
         public Mono<String> reactive(@PathVariable("user") String user) {
@@ -133,6 +141,26 @@ class WebResponsesIT {
         try (ConfigurableApplicationContext context = start(WebApp.class, WebApplicationType.REACTIVE)) {
             refusalIsA429WithRateLimitHeaders(context, "/reactive/bob");
             refusalIsA429WithRateLimitHeaders(context, "/buy/bob");
+        }
+    }
+
+    @Test
+    void aRefusalByATokenBucketDescribesTheBucket() throws Exception {
+        try (ConfigurableApplicationContext context = start(WebApp.class, WebApplicationType.SERVLET)) {
+            assertThat(get(context, "/bucket/dave").statusCode()).isEqualTo(200);
+
+            // 1 of 3 left, 2 asked: refused by the bucket, whose policy is its size and the minutes to refill it.
+            HttpResponse<String> refused = get(context, "/bucket/dave");
+
+            assertThat(refused.statusCode()).isEqualTo(429);
+            long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+            assertThat(retryAfter).isBetween(1L, 60L); // one more permit: a minute at most
+            assertThat(refused.headers().firstValue("RateLimit-Policy"))
+                    .hasValue("\"60-per-3600s-burst-3\";q=3;w=180");
+            String rateLimit = refused.headers().firstValue("RateLimit").orElseThrow();
+            Matcher m = Pattern.compile("\"60-per-3600s-burst-3\";r=0;t=(\\d+)").matcher(rateLimit);
+            assertThat(m.matches()).as(rateLimit).isTrue();
+            assertThat(Long.parseLong(m.group(1))).isBetween(retryAfter, 180L);
         }
     }
 
