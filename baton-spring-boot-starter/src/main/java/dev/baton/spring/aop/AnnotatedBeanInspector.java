@@ -38,9 +38,10 @@ import org.springframework.util.ClassUtils;
  *       (CGLIB) proxy; a method no interface declares when the bean is proxied through its interfaces;</li>
  *   <li>an attribute that does not parse (SpEL, durations, limits), checked by the interceptors, which keep the
  *       parsed form for the calls;</li>
- *   <li>a <em>self-invocation</em>: a method of the class calling one of its own annotated methods on {@code this},
- *       which would bypass the proxy and run unprotected; found in the class's bytecode
- *       ({@link SelfInvocationScanner});</li>
+ *   <li>a <em>self-invocation</em>: code of the class (or of a class declared in it) calling one of its own
+ *       annotated methods on {@code this}, which would bypass the proxy and run unprotected, whether directly, through
+ *       a local variable, a lambda, a method reference or {@code Outer.this}; found in the class's bytecode
+ *       ({@link SelfInvocationScanner}, which lists what it cannot see);</li>
  *   <li>an annotated bean while the context has no {@link Baton} (or no {@link RateLimiterRegistry});</li>
  *   <li>once every singleton exists, when the context's Baton is a Redlock ({@code baton.redlock.nodes}): a
  *       {@code @RateLimited} method on the starter's registry, or a {@code @DistributedLock} method of a kind other
