@@ -276,6 +276,24 @@ class SelfInvocationScannerTest {
         }
     }
 
+    /** The proxy injected through the constructor (@Lazy) into a final field: a call through it is no self-call. */
+    @SuppressWarnings("unused")
+    static class ConstructorInjected {
+        private final ConstructorInjected self;
+
+        ConstructorInjected(ConstructorInjected self) {
+            this.self = self;
+        }
+
+        String guarded(long a, double b, String c) {
+            return c;
+        }
+
+        String viaTheField() {
+            return self.guarded(1, 2, "x");
+        }
+    }
+
     /** A final field that one constructor sets to this and another to a different instance holds this on no path. */
     @SuppressWarnings("unused")
     static class FinalFieldNotAlwaysThis {
@@ -339,6 +357,7 @@ class SelfInvocationScannerTest {
         assertThat(SelfInvocationScanner.scan(Sub.class, GUARDED)).isEmpty();
         assertThat(SelfInvocationScanner.scan(MutableField.class, GUARDED)).isEmpty();
         assertThat(SelfInvocationScanner.scan(FinalFieldNotAlwaysThis.class, GUARDED)).isEmpty();
+        assertThat(SelfInvocationScanner.scan(ConstructorInjected.class, GUARDED)).isEmpty();
     }
 
     @Test
