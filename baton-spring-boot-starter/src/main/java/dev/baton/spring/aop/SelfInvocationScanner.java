@@ -43,9 +43,9 @@ import org.springframework.util.ClassUtils;
  * </ul>
  * What is passed on is not followed: an argument of a method, or of the constructor of a class that is neither local
  * nor anonymous (its callers may be outside the nest), a field that is not final (anything, Spring's injection among
- * it, may set it), a collection, an array, a static field, a reflective call. The values passed to the nest's own synthetic methods and anonymous or local
- * constructors, and stored into its final fields, are found by rounds over the whole nest until nothing more is
- * learned. Stateless; thread-safe.
+ * it, may set it), a collection, an array, a static field, a reflective call. The values passed to the nest's own
+ * synthetic methods and anonymous or local constructors, and stored into its final fields, are found by rounds over the
+ * whole nest until nothing more is learned. Stateless; thread-safe.
  */
 final class SelfInvocationScanner {
 

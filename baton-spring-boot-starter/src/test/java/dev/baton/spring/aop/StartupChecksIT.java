@@ -174,6 +174,22 @@ class StartupChecksIT {
         }
     }
 
+    /** An interface whose default method calls another of its methods, which the bean implements with a lock. */
+    public interface Refunds {
+        void pay();
+
+        default void refund() {
+            pay();
+        }
+    }
+
+    public static class SelfInvokingInADefaultMethod implements Refunds {
+        @Override
+        @DistributedLock(key = "'x'")
+        public void pay() {
+        }
+    }
+
     /** The fix the message suggests: call through an injected proxy of the bean itself. */
     public static class SelfInjected {
         @Autowired
@@ -244,6 +260,12 @@ class StartupChecksIT {
         assertThat(failure(SelfInvokingThroughALocal.class))
                 .hasMessageContaining(SelfInvokingThroughALocal.class.getName() + ": caller calls @DistributedLock "
                         + "method locked on this");
+    }
+
+    @Test
+    void selfInvocationInADefaultMethodOfAnInterfaceFailsTheStart() {
+        assertThat(failure(SelfInvokingInADefaultMethod.class))
+                .hasMessageContaining(Refunds.class.getName() + ": refund calls @DistributedLock method pay on this");
     }
 
     @Test
