@@ -8,6 +8,7 @@ import dev.baton.spring.RateLimiterRegistry;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -38,9 +39,11 @@ import org.springframework.util.ClassUtils;
  *       (CGLIB) proxy; a method no interface declares when the bean is proxied through its interfaces;</li>
  *   <li>an attribute that does not parse (SpEL, durations, limits), checked by the interceptors, which keep the
  *       parsed form for the calls;</li>
- *   <li>a <em>self-invocation</em>: a method of the class calling one of its own annotated methods on {@code this},
- *       which would bypass the proxy and run unprotected; found in the class's bytecode
- *       ({@link SelfInvocationScanner});</li>
+ *   <li>a <em>self-invocation</em>: code of the class (of a superclass, of an interface's default method, or of a
+ *       class declared in one of them) calling one of its own annotated methods on {@code this}, which would bypass
+ *       the proxy and run unprotected, whether directly, through a local variable, a lambda, a method reference or
+ *       {@code Outer.this}; found in the bytecode ({@link SelfInvocationScanner}, which lists what it cannot
+ *       see);</li>
  *   <li>an annotated bean while the context has no {@link Baton} (or no {@link RateLimiterRegistry});</li>
  *   <li>once every singleton exists, when the context's Baton is a Redlock ({@code baton.redlock.nodes}): a
  *       {@code @RateLimited} method on the starter's registry, or a {@code @DistributedLock} method of a kind other
@@ -214,7 +217,14 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
 
     private static void checkSelfInvocation(Class<?> type, Map<String, String> annotated) {
         Set<String> keys = new LinkedHashSet<>(annotated.keySet());
+        // The code that runs with the bean as this: its class's, its superclasses', and its interfaces' default
+        // methods (a default method calling an annotated method bypasses the proxy just the same).
+        List<Class<?>> declaring = new ArrayList<>();
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            declaring.add(c);
+        }
+        declaring.addAll(ClassUtils.getAllInterfacesForClassAsSet(type));
+        for (Class<?> c : declaring) {
             List<SelfInvocationScanner.SelfCall> calls = SelfInvocationScanner.scan(c, keys);
             if (!calls.isEmpty()) {
                 SelfInvocationScanner.SelfCall call = calls.get(0);

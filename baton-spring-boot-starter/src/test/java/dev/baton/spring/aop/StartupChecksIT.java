@@ -11,6 +11,7 @@ import dev.baton.spring.WhenNotAcquired;
 import dev.baton.test.RedisExtension;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -135,6 +136,60 @@ class StartupChecksIT {
         }
     }
 
+    public static class SelfInvokingThroughAMethodReference {
+        public Supplier<String> task() {
+            return this::locked;
+        }
+
+        @DistributedLock(key = "'x'")
+        public String locked() {
+            return "x";
+        }
+    }
+
+    public static class SelfInvokingInAnAnonymousClass {
+        public Runnable task() {
+            return new Runnable() {
+                @Override
+                public void run() {
+                    locked();
+                }
+            };
+        }
+
+        @DistributedLock(key = "'x'")
+        public void locked() {
+        }
+    }
+
+    public static class SelfInvokingThroughALocal {
+        @SuppressWarnings("UnnecessaryLocalVariable")
+        public void caller() {
+            var me = this;
+            me.locked();
+        }
+
+        @DistributedLock(key = "'x'")
+        public void locked() {
+        }
+    }
+
+    /** An interface whose default method calls another of its methods, which the bean implements with a lock. */
+    public interface Refunds {
+        void pay();
+
+        default void refund() {
+            pay();
+        }
+    }
+
+    public static class SelfInvokingInADefaultMethod implements Refunds {
+        @Override
+        @DistributedLock(key = "'x'")
+        public void pay() {
+        }
+    }
+
     /** The fix the message suggests: call through an injected proxy of the bean itself. */
     public static class SelfInjected {
         @Autowired
@@ -143,6 +198,29 @@ class StartupChecksIT {
 
         public String caller() {
             return self.locked();
+        }
+
+        /** The proxy in the forms that this takes in the self-invocations above: each call goes through it. */
+        public Supplier<String> throughAMethodReference() {
+            return self::locked;
+        }
+
+        public Supplier<String> inAnAnonymousClass() {
+            return new Supplier<>() {
+                @Override
+                public String get() {
+                    return self.locked();
+                }
+            };
+        }
+
+        public String throughALocal() {
+            var proxy = self;
+            return proxy.locked();
+        }
+
+        public Supplier<String> inALambda() {
+            return () -> self.locked();
         }
 
         @DistributedLock(key = "'self'")
@@ -171,10 +249,35 @@ class StartupChecksIT {
     }
 
     @Test
+    void selfInvocationThroughAMethodReferenceAnAnonymousClassOrALocalFailsTheStart() {
+        assertThat(failure(SelfInvokingThroughAMethodReference.class))
+                .hasMessageContaining(SelfInvokingThroughAMethodReference.class.getName() + ": a method reference "
+                        + "in task calls @DistributedLock method locked on this");
+        assertThat(failure(SelfInvokingInAnAnonymousClass.class))
+                .hasMessageContaining(SelfInvokingInAnAnonymousClass.class.getName() + ": run in the anonymous class "
+                        + "StartupChecksIT$SelfInvokingInAnAnonymousClass$1 (in task) calls @DistributedLock method "
+                        + "locked on this");
+        assertThat(failure(SelfInvokingThroughALocal.class))
+                .hasMessageContaining(SelfInvokingThroughALocal.class.getName() + ": caller calls @DistributedLock "
+                        + "method locked on this");
+    }
+
+    @Test
+    void selfInvocationInADefaultMethodOfAnInterfaceFailsTheStart() {
+        assertThat(failure(SelfInvokingInADefaultMethod.class))
+                .hasMessageContaining(Refunds.class.getName() + ": refund calls @DistributedLock method pay on this");
+    }
+
+    @Test
     void callsThroughAnInjectedProxyAreNotSelfInvocation() {
         try (ConfigurableApplicationContext context = TestApps.start(List.of(App.class, SelfInjected.class),
                 redis.server())) {
-            assertThat(context.getBean(SelfInjected.class).caller()).isEqualTo("self");
+            SelfInjected bean = context.getBean(SelfInjected.class);
+            assertThat(bean.caller()).isEqualTo("self");
+            assertThat(bean.throughAMethodReference().get()).isEqualTo("self");
+            assertThat(bean.inAnAnonymousClass().get()).isEqualTo("self");
+            assertThat(bean.throughALocal()).isEqualTo("self");
+            assertThat(bean.inALambda().get()).isEqualTo("self");
         }
     }
 
