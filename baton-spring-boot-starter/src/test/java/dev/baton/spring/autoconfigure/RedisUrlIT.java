@@ -17,10 +17,13 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -143,6 +146,31 @@ class RedisUrlIT {
                 assertThat(secured.command("INFO", "keyspace")).contains("db6:").doesNotContain("db9:");
             }
         }
+    }
+
+    /**
+     * Only the starter here: with Boot's Redis auto-configuration in, Boot's own connection factory still reads the url
+     * (whether it asks for TLS) beside a service connection, and fails on a malformed one in its own words.
+     */
+    @Test
+    void aServiceConnectionReplacesTheUrlAsInBootSoTheStarterDoesNotReadIt() {
+        DataRedisConnectionDetails serviceConnection = new DataRedisConnectionDetails() {
+            @Override
+            public Standalone getStandalone() {
+                return Standalone.of(secured.host(), secured.port(), 0);
+            }
+
+            @Override
+            public String getPassword() {
+                return PASSWORD;
+            }
+        };
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(BatonAutoConfiguration.class))
+                .withPropertyValues("spring.data.redis.url=redis://:Pq7@Zs/Wk#Rd:1@h:6379")
+                .withBean(DataRedisConnectionDetails.class, () -> serviceConnection).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    takesALock(context.getBean(Baton.class));
+                });
     }
 
     private static void takesALock(Baton baton) {
