@@ -32,7 +32,9 @@ final class BatonConfigFactory {
      * Builds the configuration.
      *
      * @param details          where to connect, unless {@code baton.redlock.nodes} names masters
-     * @param tlsWithoutBundle whether {@code spring.data.redis.*} asks for TLS without an SSL bundle
+     * @param url              {@code spring.data.redis.url} when it says where to connect (read by Baton's parser
+     *                         when needed, so a Redlock ignores it as it ignores the other properties), else null
+     * @param tlsWithoutBundle whether {@code spring.data.redis.ssl.enabled} asks for TLS without an SSL bundle
      * @param redis            {@code spring.data.redis.*}, for the client timeout
      * @param baton            {@code baton.*}
      * @param resources        the application's Lettuce resources, or null
@@ -40,15 +42,16 @@ final class BatonConfigFactory {
      * @param customizers      the application's customizers, in order (may be empty)
      * @return the checked configuration
      * @throws InvalidConfigurationPropertyValueException if a property has a value Baton cannot use
-     * @throws IllegalStateException                      if the settings contradict each other
+     * @throws IllegalStateException                      if the settings contradict each other, or the url is malformed
      */
-    static BatonConfig create(DataRedisConnectionDetails details, boolean tlsWithoutBundle, DataRedisProperties redis,
+    static BatonConfig create(DataRedisConnectionDetails details, String url, boolean tlsWithoutBundle,
+                              DataRedisProperties redis,
                               BatonProperties baton, ClientResources resources, List<BatonListener> listeners,
                               List<BatonConfigCustomizer> customizers) {
         BatonConfig.Builder builder = BatonConfig.builder();
         Duration commandTimeout = commandTimeout(baton, redis);
         if (!applyRedlock(baton.getRedlock(), builder)) {
-            RedisConnectionSettings.apply(details, tlsWithoutBundle,
+            RedisConnectionSettings.apply(details, RedisUrl.of(url), tlsWithoutBundle,
                     commandTimeout != null ? commandTimeout : DEFAULT_COMMAND_TIMEOUT, builder);
         }
         if (commandTimeout != null) {

@@ -1,9 +1,5 @@
 package dev.baton.spring.autoconfigure;
 
-import java.net.URI;
-import java.net.URISyntaxException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
@@ -13,42 +9,32 @@ import org.springframework.boot.ssl.SslBundles;
 
 /**
  * {@code spring.data.redis.*} seen as {@link DataRedisConnectionDetails}, for applications where Boot's own details
- * bean is absent (its Redis auto-configuration excluded), so that the starter reads one shape whatever the source.
- * Mirrors Boot's reading: the url, when set, wins over host, port, database and the credentials. Immutable once
- * constructed; thread-safe.
+ * bean is absent (its Redis auto-configuration excluded), or where {@code spring.data.redis.url} is set (Boot's bean
+ * would read the url with {@code java.net.URI}), so that the starter reads one shape whatever the source. The url is
+ * not read here: {@link RedisUrl} hands it to Baton's own parser, and it wins over host, port, database and the
+ * credentials as in Boot. Immutable once constructed; thread-safe.
  */
 final class PropertiesConnectionDetails implements DataRedisConnectionDetails {
-    private static final int DEFAULT_PORT = 6379;
-
     private final DataRedisProperties properties;
     private final SslBundles sslBundles;
-    private final ParsedUrl url;
 
     /**
      * @param properties the bound {@code spring.data.redis.*}
      * @param sslBundles the application's bundles, or null when it has none
-     * @throws InvalidConfigurationPropertyValueException if the url is malformed (the value is never quoted: it may
-     *                                                    hold a password)
      */
     PropertiesConnectionDetails(DataRedisProperties properties, SslBundles sslBundles) {
         this.properties = properties;
         this.sslBundles = sslBundles;
-        this.url = properties.getUrl() == null || properties.getUrl().isBlank() ? null : ParsedUrl.of(properties.getUrl());
-    }
-
-    /** Whether the url asks for TLS ({@code rediss://}). */
-    boolean urlUsesTls() {
-        return url != null && url.tls();
     }
 
     @Override
     public String getUsername() {
-        return url != null ? url.username() : properties.getUsername();
+        return properties.getUsername();
     }
 
     @Override
     public String getPassword() {
-        return url != null ? url.password() : properties.getPassword();
+        return properties.getPassword();
     }
 
     @Override
@@ -66,9 +52,6 @@ final class PropertiesConnectionDetails implements DataRedisConnectionDetails {
 
     @Override
     public Standalone getStandalone() {
-        if (url != null) {
-            return Standalone.of(url.host(), url.port(), url.database());
-        }
         return Standalone.of(properties.getHost(), properties.getPort(), properties.getDatabase());
     }
 
@@ -78,7 +61,7 @@ final class PropertiesConnectionDetails implements DataRedisConnectionDetails {
         if (sentinel == null) {
             return null;
         }
-        int database = url != null ? url.database() : properties.getDatabase();
+        int database = properties.getDatabase();
         List<Node> nodes = nodes(sentinel.getNodes(), "spring.data.redis.sentinel.nodes");
         return new Sentinel() {
             @Override
@@ -149,67 +132,6 @@ final class PropertiesConnectionDetails implements DataRedisConnectionDetails {
             return new Node(host, Integer.parseInt(node.substring(colon + 1).trim()));
         } catch (NumberFormatException e) {
             throw new InvalidConfigurationPropertyValueException(property, node, "the port of each node is a number");
-        }
-    }
-
-    /** A {@code redis://} or {@code rediss://} url, read the way Boot reads {@code spring.data.redis.url}. */
-    private record ParsedUrl(boolean tls, String host, int port, int database, String username, String password) {
-
-        static ParsedUrl of(String url) {
-            URI uri;
-            try {
-                uri = new URI(url.trim());
-            } catch (URISyntaxException e) {
-                throw invalid("it is not a valid URI");
-            }
-            String scheme = uri.getScheme();
-            if (!"redis".equals(scheme) && !"rediss".equals(scheme)) {
-                throw invalid("the scheme must be redis or rediss");
-            }
-            if (uri.getHost() == null) {
-                throw invalid("it names no host");
-            }
-            String username = null;
-            String password = null;
-            String userInfo = uri.getRawUserInfo();
-            if (userInfo != null) {
-                int colon = userInfo.indexOf(':');
-                if (colon >= 0) {
-                    username = colon == 0 ? null : decode(userInfo.substring(0, colon));
-                    password = decode(userInfo.substring(colon + 1));
-                } else {
-                    password = decode(userInfo); // Boot reads a lone user-info part as the password
-                }
-            }
-            int database = 0;
-            String path = uri.getPath();
-            if (path != null && path.length() > 1) {
-                try {
-                    database = Integer.parseInt(path.substring(1));
-                } catch (NumberFormatException e) {
-                    throw invalid("its path, if any, is the database number");
-                }
-            }
-            String host = uri.getHost();
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1);
-            }
-            return new ParsedUrl("rediss".equals(scheme), host, uri.getPort() == -1 ? DEFAULT_PORT : uri.getPort(),
-                    database, username, password);
-        }
-
-        private static String decode(String part) {
-            return URLDecoder.decode(part.replace("+", "%2B"), StandardCharsets.UTF_8);
-        }
-
-        /** The url is never quoted back: its user info may hold a password. */
-        private static InvalidConfigurationPropertyValueException invalid(String reason) {
-            return new InvalidConfigurationPropertyValueException("spring.data.redis.url", "(not shown)", reason);
-        }
-
-        @Override
-        public String toString() {
-            return "ParsedUrl{host=" + host + ", port=" + port + ", database=" + database + ", tls=" + tls + "}";
         }
     }
 }

@@ -14,8 +14,9 @@ import org.springframework.boot.ssl.SslBundle;
  * Where and how Baton connects, translated from the application's {@link DataRedisConnectionDetails} into
  * {@link BatonConfig.Builder} settings: the topology Boot would pick (Sentinel, else Cluster, else one server), the
  * credentials of the data nodes and of the sentinels, and TLS, from an SSL bundle (turned into Lettuce
- * {@link SslOptions}) or the JVM's trust store. Misconfiguration fails with an exception that names the
- * {@code spring.data.redis.*} property and never quotes a password. Stateless.
+ * {@link SslOptions}) or the JVM's trust store. {@code spring.data.redis.url}, when it applies, is handed to Baton as a
+ * string ({@link RedisUrl}) and wins over the details' server and credentials, as in Boot. Misconfiguration fails with
+ * an exception that names the {@code spring.data.redis.*} property and never quotes a password. Stateless.
  */
 final class RedisConnectionSettings {
 
@@ -25,19 +26,22 @@ final class RedisConnectionSettings {
     /**
      * Applies the connection to the builder.
      *
-     * @param details          where to connect
-     * @param tlsWithoutBundle whether TLS is asked for without a bundle ({@code rediss://} url, {@code ssl.enabled})
+     * @param details          where to connect; when {@code url} is given, only its Sentinel, Cluster, master/replica
+     *                         and SSL bundle are read (its server and credentials may be a misreading of the url)
+     * @param url              {@code spring.data.redis.url}, checked by Baton's parser, or null when it does not
+     *                         apply (not set, or the details come from a service connection)
+     * @param tlsWithoutBundle whether TLS is asked for without a bundle ({@code ssl.enabled})
      * @param handshakeTimeout the bound of a TLS handshake built from a bundle
      * @param builder          the builder to fill
      */
-    static void apply(DataRedisConnectionDetails details, boolean tlsWithoutBundle, Duration handshakeTimeout,
-                      BatonConfig.Builder builder) {
+    static void apply(DataRedisConnectionDetails details, RedisUrl url, boolean tlsWithoutBundle,
+                      Duration handshakeTimeout, BatonConfig.Builder builder) {
         SslBundle bundle = details.getSslBundle();
-        boolean tls = bundle != null || tlsWithoutBundle;
+        boolean tls = bundle != null || tlsWithoutBundle || (url != null && url.tls());
         DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
         DataRedisConnectionDetails.Cluster cluster = details.getCluster();
         if (sentinel != null) {
-            builder.uri(sentinelUri(sentinel, tls));
+            builder.uri(sentinelUri(sentinel, url, tls));
             sentinelCredentials(sentinel, builder);
         } else if (cluster != null) {
             List<Node> nodes = cluster.getNodes();
@@ -45,23 +49,29 @@ final class RedisConnectionSettings {
                 throw new InvalidConfigurationPropertyValueException("spring.data.redis.cluster.nodes", null,
                         "a cluster needs at least one node (host:port)");
             }
-            builder.cluster(nodes.stream().map(n -> scheme(tls) + "://" + hostAndPort(n)).toArray(String[]::new));
+            builder.cluster(nodes.stream().map(n -> url != null ? url.clusterSeed(tls, hostAndPort(n))
+                    : scheme(tls) + "://" + hostAndPort(n)).toArray(String[]::new));
         } else if (details.getMasterReplica() != null) {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.masterreplica.nodes", null,
                     "Baton does not support static master/replica setups: its locks must be written to the master, "
                             + "which Sentinel (spring.data.redis.sentinel.*) finds and follows");
+        } else if (url != null) {
+            builder.uri(url.server(tls));
         } else {
             DataRedisConnectionDetails.Standalone server = details.getStandalone();
             builder.uri(scheme(tls) + "://" + hostAndPort(new Node(server.getHost(), server.getPort())) + "/"
                     + server.getDatabase());
         }
-        credentials(details.getUsername(), details.getPassword(), "spring.data.redis", builder);
+        // With a url, its credentials (if any) are in the URIs above, and Boot ignores username and password.
+        if (url == null) {
+            credentials(details.getUsername(), details.getPassword(), "spring.data.redis", builder);
+        }
         if (bundle != null) {
             builder.sslOptions(sslOptions(bundle, handshakeTimeout));
         }
     }
 
-    private static String sentinelUri(DataRedisConnectionDetails.Sentinel sentinel, boolean tls) {
+    private static String sentinelUri(DataRedisConnectionDetails.Sentinel sentinel, RedisUrl url, boolean tls) {
         String master = sentinel.getMaster();
         if (master == null || master.isBlank()) {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.sentinel.master", master,
@@ -72,9 +82,11 @@ final class RedisConnectionSettings {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.sentinel.nodes", null,
                     "Sentinel needs at least one sentinel (host:port)");
         }
-        return scheme(tls) + "-sentinel://"
-                + nodes.stream().map(RedisConnectionSettings::hostAndPort).collect(Collectors.joining(","))
-                + "/" + sentinel.getDatabase() + "#" + master;
+        String sentinels = nodes.stream().map(RedisConnectionSettings::hostAndPort).collect(Collectors.joining(","));
+        if (url != null) {
+            return url.sentinel(tls, sentinels, master);
+        }
+        return scheme(tls) + "-sentinel://" + sentinels + "/" + sentinel.getDatabase() + "#" + master;
     }
 
     private static void sentinelCredentials(DataRedisConnectionDetails.Sentinel sentinel,

@@ -93,13 +93,16 @@ class TopologiesIT {
 
     @Test
     void aServerByUrlWithItsPassword() {
-        runner.withPropertyValues("spring.data.redis.url=redis://:" + DATA_PASSWORD + "@" + secured.host() + ":"
-                + secured.port() + "/1").run(context -> {
-                    takesALock(context);
-                    Baton baton = context.getBean(Baton.class);
-                    assertThat(baton.config().password()).isPresent();
-                    assertThat(baton.toString()).doesNotContain(DATA_PASSWORD);
-                });
+        String url = "redis://:" + DATA_PASSWORD + "@" + secured.host() + ":" + secured.port() + "/1";
+        runner.withPropertyValues("spring.data.redis.url=" + url).run(context -> {
+            takesALock(context);
+            Baton baton = context.getBean(Baton.class);
+            // The url reaches Baton as written: Baton's parser takes the password from it.
+            assertThat(baton.config().uri()).isEqualTo(url);
+            assertThat(baton.config().password()).isEmpty();
+            assertThat(baton.toString()).doesNotContain(DATA_PASSWORD);
+            assertThat(baton.config().toString()).doesNotContain(DATA_PASSWORD);
+        });
     }
 
     @Test
@@ -217,6 +220,65 @@ class TopologiesIT {
                     takesALock(context);
                     assertThat(context.getBean(Baton.class).config().uri()).endsWith("/2");
                 });
+    }
+
+    /** Boot's Redis auto-configuration in, then excluded (the starter reads spring.data.redis.* itself). */
+    private List<ApplicationContextRunner> bothPaths() {
+        return List.of(runner, new ApplicationContextRunner().withConfiguration(
+                AutoConfigurations.of(SslAutoConfiguration.class, BatonAutoConfiguration.class)));
+    }
+
+    @Test
+    void sentinelWithTheDataNodesPasswordAndDatabaseInTheUrl() {
+        // As in Boot, the sentinels name the master, and the url gives its credentials and database (not its host).
+        String nodes = sentinels.sentinels().stream().map(s -> s.host() + ":" + s.port())
+                .collect(Collectors.joining(","));
+        for (ApplicationContextRunner path : bothPaths()) {
+            path.withPropertyValues("spring.data.redis.url=redis://:" + DATA_PASSWORD + "@127.0.0.1:1/4",
+                    "spring.data.redis.sentinel.master=" + sentinels.masterName(),
+                    "spring.data.redis.sentinel.nodes=" + nodes,
+                    "spring.data.redis.sentinel.password=" + SENTINEL_PASSWORD).run(context -> {
+                        takesALock(context);
+                        Baton baton = context.getBean(Baton.class);
+                        assertThat(baton.config().uri()).startsWith("redis-sentinel://")
+                                .endsWith("/4#" + sentinels.masterName());
+                        assertThat(baton.config().password()).as("the url's, in the uri").isEmpty();
+                        assertThat(baton.toString()).doesNotContain(DATA_PASSWORD);
+                        baton.lock("in-db-4").lock();
+                        assertThat(sentinels.master().command("INFO", "keyspace")).contains("db4:keys=");
+                        baton.lock("in-db-4").unlock();
+                    });
+        }
+    }
+
+    @Test
+    void aClusterByItsNodesBesideAUrl() {
+        String nodes = cluster.masters().stream().map(n -> n.host() + ":" + n.port())
+                .collect(Collectors.joining(","));
+        for (ApplicationContextRunner path : bothPaths()) {
+            path.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1",
+                    "spring.data.redis.cluster.nodes=" + nodes).run(context -> {
+                        takesALock(context);
+                        assertThat(context.getBean(Baton.class).config().clusterSeeds())
+                                .hasSize(cluster.masters().size()).allMatch(seed -> seed.startsWith("redis://"));
+                    });
+        }
+    }
+
+    @Test
+    void aRedisUrlWithAnSslBundleIsTls() {
+        for (ApplicationContextRunner path : bothPaths()) {
+            path.withPropertyValues("spring.ssl.bundle.pem.redis.truststore.certificate=" + tls.caCertificate(),
+                    "spring.ssl.bundle.pem.redis.keystore.certificate=" + tls.clientCertificate(),
+                    "spring.ssl.bundle.pem.redis.keystore.private-key=" + tls.clientKey(),
+                    "spring.data.redis.ssl.bundle=redis",
+                    "spring.data.redis.url=redis://" + tlsServer.host() + ":" + tlsServer.port() + "/1")
+                    .run(context -> {
+                        takesALock(context);
+                        assertThat(context.getBean(Baton.class).config().uri())
+                                .isEqualTo("rediss://" + tlsServer.host() + ":" + tlsServer.port() + "/1");
+                    });
+        }
     }
 
     /** The rule docs/acl.md gives Baton's user, read from the document, so the starter is tested on what it says. */
