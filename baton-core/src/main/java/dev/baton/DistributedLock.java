@@ -222,8 +222,12 @@ public interface DistributedLock extends Lock {
 
     /**
      * Who holds the lock right now, how often, for how much longer, and the last fencing token of its name: one
-     * atomic Redis read, meant for operators and diagnostics. For a lock shared by several holders at once (the read
-     * side of a read-write lock) the holder reported is one of them.
+     * atomic Redis read, meant for operators and diagnostics. The answer says its {@link LockInfo#kind() kind} and
+     * lists every holder ({@link LockInfo#allHolders()}), and for a fair lock the waiters in its queue
+     * ({@link LockInfo#waiting()}). Each side of a read-write lock reports the whole read-write lock (see
+     * {@link DistributedReadWriteLock}), so that neither side looks free while the other holds it. A multi-lock
+     * reports its plain locks together, held when any of them is (one read per lock). The answer describes this
+     * object only: {@link Baton#inspect(String)} looks at every kind of lock under a name.
      *
      * @return the lock's state at the instant Redis ran the read
      * @throws BatonUnavailableException if Redis is unreachable within the command timeout

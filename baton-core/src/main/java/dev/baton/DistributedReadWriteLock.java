@@ -22,9 +22,13 @@ package dev.baton;
  * </ul>
  *
  * <p>Each side answers for itself: {@code writeLock().isLocked()} says whether a writer holds the lock,
- * {@code readLock().isLocked()} whether at least one reader does; {@code inspect()} reports that side (for the read
- * side, one of the readers, with {@link LockInfo#holders()} the number of readers); {@code forceUnlock()} removes that
- * side's holds. Acquisitions are never replica-acknowledged, whatever {@link BatonConfig#replicaAcknowledgement()}
+ * {@code readLock().isLocked()} whether at least one reader does; {@code forceUnlock()} removes that side's holds.
+ * {@code inspect()}, for operators, reports the whole read-write lock from either side, so that a side never looks
+ * free while the other one holds it: {@link LockInfo#isLocked()} is true while anybody holds either side,
+ * {@link LockInfo#allHolders()} lists the writer (kind {@link LockType#WRITE}) before the readers (kind
+ * {@link LockType#READ}), {@link LockInfo#holders()} counts them all, {@link LockInfo#kind()} is
+ * {@link LockType#WRITE} while a writer holds the lock, {@link LockType#READ} while only readers do (and the side
+ * asked when nobody does), and {@link LockInfo#waiting()} counts the waiting writers. Acquisitions are never replica-acknowledged, whatever {@link BatonConfig#replicaAcknowledgement()}
  * says. The protocol and keys are described in docs/read-write-lock.md.
  *
  * <p>Objects are cheap (no Redis call to create one) and thread-safe; objects of the same name from the same

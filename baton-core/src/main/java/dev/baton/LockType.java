@@ -1,8 +1,8 @@
 package dev.baton;
 
 /**
- * Which kind of Baton lock an event or a {@link HeldLock} concerns, so that metrics and operators can tell a fair
- * lock's waits from a plain lock's, or a reader's from a writer's.
+ * Which kind of Baton lock an event, a {@link HeldLock} or a {@link LockInfo} concerns, so that metrics and operators
+ * can tell a fair lock's waits from a plain lock's, or a reader's from a writer's.
  */
 public enum LockType {
     /** The plain reentrant lock of {@link Baton#lock(String)}; also each member of a {@link Baton#multiLock}. */

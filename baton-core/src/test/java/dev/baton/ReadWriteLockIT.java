@@ -94,7 +94,12 @@ class ReadWriteLockIT {
         LockInfo info = theirs.readLock().inspect();
         assertThat(info.holders()).isEqualTo(readers);
         assertThat(info.holder()).isPresent();
-        assertThat(theirs.writeLock().inspect().holders()).isZero();
+        // the write side reports the whole lock: held, by the readers, of whom none is a writer
+        LockInfo fromWriteSide = theirs.writeLock().inspect();
+        assertThat(fromWriteSide.isLocked()).isTrue();
+        assertThat(fromWriteSide.kind()).isEqualTo(LockType.READ);
+        assertThat(fromWriteSide.allHolders()).hasSize(readers).extracting(LockInfo.Holder::kind)
+                .containsOnly(LockType.READ);
         assertThat(mine.writeLock().tryLock()).as("readers hold it").isFalse();
 
         Future<Long> writer = threads.submit(() -> {

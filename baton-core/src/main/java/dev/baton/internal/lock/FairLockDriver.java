@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>The lock hash has the plain lock's layout ({@code owner}, {@code count}, {@code token}, {@code holder}), so the
- * plain lock's renew and inspect calls serve fair holds as well. A fair lock is a lock of its own: its keys carry the
+ * plain lock's renew call serves fair holds as well. A fair lock is a lock of its own: its keys carry the
  * kind {@code fair} ({@link #keys}), so it never excludes the plain lock of the same name.
  */
 final class FairLockDriver implements LockDriver {
@@ -47,7 +47,7 @@ final class FairLockDriver implements LockDriver {
     static final Script FORCE_UNLOCK = Script.load("fair-force-unlock", HELPERS);
 
     private final Transport gateway;
-    /** Renew and inspect: the lock hash has the plain lock's layout. */
+    /** Renew: the lock hash has the plain lock's layout. */
     private final LockDriver plain;
     private final String tokenRetentionMillis;
     private final String entryLifetimeMillis;
@@ -55,7 +55,7 @@ final class FairLockDriver implements LockDriver {
     private final String sharded;
 
     /**
-     * @param plain the plain lock's driver, whose renew and inspect scripts serve the same hash layout
+     * @param plain the plain lock's driver, whose renew script serves the same hash layout
      */
     FairLockDriver(Transport gateway, BatonConfig config, LockDriver plain) {
         this.gateway = gateway;
@@ -202,9 +202,9 @@ final class FairLockDriver implements LockDriver {
         return gateway.exists(keys.lock());
     }
 
-    /** The plain lock's inspect script and decoding: same hash layout. */
+    /** {@code name-inspect.lua} on the fair lock alone: its holder, last token and the live waiters of its queue. */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        return plain.inspect(keys);
+        return NameInspection.fair(gateway, keys);
     }
 }

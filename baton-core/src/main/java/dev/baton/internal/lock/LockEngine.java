@@ -215,9 +215,17 @@ public final class LockEngine implements AutoCloseable {
         return new RedisMultiLock(this, calls, new MultiLockCalls(gateway, config.fencingTokenRetention()), members);
     }
 
+    /**
+     * Every kind of object under this name, read in one atomic script ({@link NameInspection#everyKind}); on Redlock
+     * masters, where only plain locks exist, the plain lock's quorum read.
+     */
     public LockInfo inspect(String name) {
         checkOpen();
-        return gateway.await(mutex.inspect(LockKeys.of(config.namespace(), Require.lockName(name))));
+        String checked = Require.lockName(name);
+        if (plainOnly != null) {
+            return gateway.await(mutex.inspect(LockKeys.of(config.namespace(), checked)));
+        }
+        return gateway.await(NameInspection.everyKind(gateway, config.namespace(), checked));
     }
 
     /** The holds of this engine still held, as snapshots; see {@code Baton.heldLocks()}. */

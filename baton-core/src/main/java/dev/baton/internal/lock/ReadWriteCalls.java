@@ -1,6 +1,5 @@
 package dev.baton.internal.lock;
 
-import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
@@ -9,7 +8,6 @@ import dev.baton.LockInfo;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -117,33 +115,24 @@ abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls
                 .thenApply(removed -> removed == 1L);
     }
 
-    /** Whether this side is held: a writer for the write side, at least one reader for the read side. */
+    /**
+     * {@code rw-inspect.lua}: whether this side is held: a writer for the write side, at least one reader for the
+     * read side.
+     */
     @Override
     public CompletableFuture<Boolean> isLocked(LockKeys keys) {
-        return inspect(keys).thenApply(LockInfo::isLocked);
+        return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
+                new String[] {keys.lock(), readers(keys), keys.counter()}, side())
+                .thenApply(r -> (Long) r.get(6) > 0);
     }
 
     /**
-     * {@code rw-inspect.lua}: this side's holder (for the read side, the reader whose lease ends last), how many
-     * owners hold this side, and the last token of the lock.
+     * {@code name-inspect.lua} on this read-write lock: the whole lock, whichever side asks (the writer and every
+     * reader, each with its side, and the waiting writers), so that neither side looks free while the other holds
+     * it; see {@code DistributedReadWriteLock}.
      */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), readers(keys), keys.counter()}, side()).thenApply(r -> {
-                    long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
-                    int holders = ((Long) r.get(6)).intValue();
-                    if (r.get(0) == null) {
-                        return new LockInfo(keys.name(), Optional.empty(), lastToken, 0);
-                    }
-                    String owner = (String) r.get(0);
-                    // "instance pid host thread-name", as Identity.holderOfCallingThread() wrote it
-                    String[] holder = ((String) r.get(3)).split(" ", 4);
-                    return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(holder[0], holder[2],
-                            Long.parseLong(holder[1]), holder.length > 3 ? holder[3] : "",
-                            Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
-                            Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
-                            lastToken, holders);
-                });
+        return NameInspection.readWrite(gateway, keys, type());
     }
 }

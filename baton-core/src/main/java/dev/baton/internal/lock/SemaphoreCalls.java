@@ -57,19 +57,19 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
         return new LockKeys(name, tag, tag + ":token", tag + ":released");
     }
 
-    private static String holders(LockKeys keys) {
+    static String holders(LockKeys keys) {
         return keys.lock() + ":holders";
     }
 
-    private static String expiry(LockKeys keys) {
+    static String expiry(LockKeys keys) {
         return keys.lock() + ":expiry";
     }
 
-    private static String queue(LockKeys keys) {
+    static String queue(LockKeys keys) {
         return keys.lock() + ":queue";
     }
 
-    private static String waiters(LockKeys keys) {
+    static String waiters(LockKeys keys) {
         return keys.lock() + ":waiters";
     }
 

@@ -19,7 +19,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
  * <ul>
  *   <li>{@code /actuator/baton}: the locks this instance holds now ({@link Baton#heldLocks()}, no Redis call), and
  *       the rate limiters the {@link RateLimiterRegistry} knows;</li>
- *   <li>{@code /actuator/baton/locks/{name}}: any lock by name, as Redis sees it ({@link Baton#inspect});</li>
+ *   <li>{@code /actuator/baton/locks/{name}}: whatever is held under a name, as Redis sees it ({@link Baton#inspect}):
+ *       the plain lock, the fair lock, the read-write lock or the semaphore of that name, with its kind, every
+ *       holder, its waiters and permits, and any other kind held under the same name;</li>
  *   <li>{@code /actuator/baton/limiters/{name}}: a rate limiter the registry knows, peeked (no permit is charged);
  *       404 when the registry does not know it, or there is no registry.</li>
  * </ul>
@@ -82,8 +84,14 @@ public class BatonEndpoint {
 
     private static LockDescriptor describe(LockInfo info) {
         return new LockDescriptor(info.name(), info.isLocked(), info.holders(), info.lastFencingToken(),
-                info.holder().map(h -> new LockDescriptor.Holder(h.batonInstance(), h.host(), h.pid(), h.thread(),
-                        h.leaseOwned(), h.holdCount(), h.remainingLease().toMillis(), h.fencingToken())).orElse(null));
+                info.holder().map(BatonEndpoint::describe).orElse(null), info.kind().name(),
+                info.allHolders().stream().map(BatonEndpoint::describe).toList(), info.waiting(), info.permits(),
+                info.availablePermits(), info.otherKinds().stream().map(BatonEndpoint::describe).toList());
+    }
+
+    private static LockDescriptor.Holder describe(LockInfo.Holder h) {
+        return new LockDescriptor.Holder(h.batonInstance(), h.host(), h.pid(), h.thread(), h.leaseOwned(),
+                h.holdCount(), h.remainingLease().toMillis(), h.fencingToken(), h.kind().name(), h.permits());
     }
 
     private static LimiterDescriptor describe(RateLimiter limiter) {
@@ -123,18 +131,64 @@ public class BatonEndpoint {
     }
 
     /**
-     * A lock as Redis sees it.
+     * What Redis holds under a name, as JSON-friendly values ({@link LockInfo}): the first object found held, and the
+     * others in {@code otherKinds}.
      *
-     * @param name             the lock's name
-     * @param locked           whether anybody holds it
-     * @param holders          how many owners hold it
-     * @param lastFencingToken the last fencing token issued, 0 if none is remembered
-     * @param holder           the holder, or null
+     * @param name             the name
+     * @param locked           whether anybody holds anything described here (this object or another kind)
+     * @param holders          how many holds this object has: 0 or 1 for a plain or fair lock, the writer and each
+     *                         reader of a read-write lock, each live lease of a semaphore
+     * @param lastFencingToken the last fencing token issued for this object, 0 if none is remembered
+     * @param holder           the first of {@code allHolders}, or null
+     * @param kind             LOCK, FAIR, READ (a read-write lock held by readers only), WRITE (held by a writer) or
+     *                         SEMAPHORE; LOCK when nothing is held under the name
+     * @param allHolders       every holder: a read-write lock's writer before its readers
+     * @param waiting          waiters that keep a place in Redis: a fair lock's or a semaphore's queue, the writers
+     *                         waiting for a read-write lock; 0 for a plain lock
+     * @param permits          a semaphore's total, 0 for other kinds
+     * @param availablePermits a semaphore's permits that no live lease holds, 0 for other kinds
+     * @param otherKinds       the other objects found held or waited for under the same name
      */
-    public record LockDescriptor(String name, boolean locked, int holders, long lastFencingToken, Holder holder) {
+    public record LockDescriptor(String name, boolean locked, int holders, long lastFencingToken, Holder holder,
+                                 String kind, List<Holder> allHolders, int waiting, int permits, int availablePermits,
+                                 List<LockDescriptor> otherKinds) {
 
         /**
-         * The holder of a lock.
+         * Copies the lists.
+         *
+         * @param name             the name
+         * @param locked           whether anybody holds anything described here
+         * @param holders          how many holds this object has
+         * @param lastFencingToken the last fencing token issued for this object
+         * @param holder           the first holder, or null
+         * @param kind             the kind of this object
+         * @param allHolders       every holder
+         * @param waiting          waiters that keep a place in Redis
+         * @param permits          a semaphore's total
+         * @param availablePermits a semaphore's free permits
+         * @param otherKinds       the other objects under the same name
+         */
+        public LockDescriptor {
+            allHolders = List.copyOf(allHolders);
+            otherKinds = List.copyOf(otherKinds);
+        }
+
+        /**
+         * A plain lock with at most one holder known, as lock descriptors were before they said their kind.
+         *
+         * @param name             the lock's name
+         * @param locked           whether anybody holds it
+         * @param holders          how many owners hold it
+         * @param lastFencingToken the last fencing token issued, 0 if none is remembered
+         * @param holder           the holder, or null
+         */
+        public LockDescriptor(String name, boolean locked, int holders, long lastFencingToken, Holder holder) {
+            this(name, locked, holders, lastFencingToken, holder, "LOCK", holder == null ? List.of() : List.of(holder),
+                    0, 0, 0, List.of());
+        }
+
+        /**
+         * One holder.
          *
          * @param instance             the holding Baton's instance id
          * @param host                 its host
@@ -144,9 +198,29 @@ public class BatonEndpoint {
          * @param holdCount            the reentrant hold count
          * @param remainingLeaseMillis the lease left in Redis
          * @param fencingToken         the hold's fencing token
+         * @param kind                 what it holds: LOCK, FAIR, READ, WRITE or SEMAPHORE
+         * @param permits              the permits it holds: a semaphore lease's, 1 for other kinds
          */
         public record Holder(String instance, String host, long pid, String thread, boolean leaseOwned, int holdCount,
-                             long remainingLeaseMillis, long fencingToken) {
+                             long remainingLeaseMillis, long fencingToken, String kind, int permits) {
+
+            /**
+             * The holder of a plain lock, as holders were described before they said their kind.
+             *
+             * @param instance             the holding Baton's instance id
+             * @param host                 its host
+             * @param pid                  its process id
+             * @param thread               the thread that acquired it
+             * @param leaseOwned           whether a lease owns it
+             * @param holdCount            the reentrant hold count
+             * @param remainingLeaseMillis the lease left in Redis
+             * @param fencingToken         the hold's fencing token
+             */
+            public Holder(String instance, String host, long pid, String thread, boolean leaseOwned, int holdCount,
+                          long remainingLeaseMillis, long fencingToken) {
+                this(instance, host, pid, thread, leaseOwned, holdCount, remainingLeaseMillis, fencingToken, "LOCK",
+                        1);
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.Lease;
 import dev.baton.RateLimit;
 import dev.baton.RateLimiter;
 import dev.baton.spring.RateLimiterRegistry;
@@ -38,7 +39,7 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * A whole application on a random port, with the starter, Spring MVC and Actuator: the {@code baton} health component
  * follows Redis (DOWN within the timeout when it stops), and {@code /actuator/baton} shows the locks this instance
- * holds, inspects any lock, and peeks at a limiter without charging it.
+ * holds, inspects any name (every kind held under it, with its holders), and peeks at a limiter without charging it.
  */
 @SpringBootTest(classes = ActuatorIT.App.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
         properties = {"management.endpoints.web.exposure.include=health,baton",
@@ -152,7 +153,10 @@ class ActuatorIT {
 
             JsonNode inspected = JSON.readTree(get("/actuator/baton/locks/order:42").body());
             assertThat(inspected.path("locked").asBoolean()).isTrue();
+            assertThat(inspected.path("kind").asString()).isEqualTo("LOCK");
+            assertThat(inspected.path("holders").asInt()).isEqualTo(1);
             assertThat(inspected.path("holder").path("thread").asString()).isEqualTo("order-worker");
+            assertThat(inspected.path("holder").path("kind").asString()).isEqualTo("LOCK");
             assertThat(inspected.path("holder").path("instance").asString()).isEqualTo(baton.instanceId());
             assertThat(inspected.path("lastFencingToken").asLong()).isEqualTo(lock.path("fencingToken").asLong());
         } finally {
@@ -165,6 +169,42 @@ class ActuatorIT {
         JsonNode free = JSON.readTree(get("/actuator/baton/locks/order:42").body());
         assertThat(free.path("locked").asBoolean()).isFalse();
         assertThat(free.path("holder").isNull() || free.path("holder").isMissingNode()).isTrue();
+    }
+
+    @Test
+    void aNameHeldByReadersAndASemaphoreIsReportedWithBothKindsAndEveryHolder() throws Exception {
+        Lease reader1 = baton.readWriteLock("stock").readLock().acquire(Duration.ZERO);
+        Lease reader2 = baton.readWriteLock("stock").readLock().acquire(Duration.ZERO);
+        Lease permits = baton.semaphore("stock", 4).acquire(2, Duration.ZERO);
+
+        JsonNode inspected = JSON.readTree(get("/actuator/baton/locks/stock").body());
+        assertThat(inspected.path("locked").asBoolean()).isTrue();
+        assertThat(inspected.path("kind").asString()).isEqualTo("READ");
+        assertThat(inspected.path("holders").asInt()).isEqualTo(2);
+        assertThat(inspected.path("allHolders").size()).isEqualTo(2);
+        for (JsonNode reader : inspected.path("allHolders")) {
+            assertThat(reader.path("kind").asString()).isEqualTo("READ");
+            assertThat(reader.path("instance").asString()).isEqualTo(baton.instanceId());
+            assertThat(reader.path("leaseOwned").asBoolean()).isTrue();
+        }
+        assertThat(inspected.path("otherKinds").size()).isEqualTo(1);
+        JsonNode semaphore = inspected.path("otherKinds").get(0);
+        assertThat(semaphore.path("kind").asString()).isEqualTo("SEMAPHORE");
+        assertThat(semaphore.path("locked").asBoolean()).isTrue();
+        assertThat(semaphore.path("permits").asInt()).isEqualTo(4);
+        assertThat(semaphore.path("availablePermits").asInt()).isEqualTo(2);
+        assertThat(semaphore.path("holder").path("permits").asInt()).isEqualTo(2);
+        assertThat(semaphore.path("holder").path("fencingToken").asLong()).isEqualTo(permits.fencingToken());
+
+        reader1.release();
+        reader2.release();
+        permits.release();
+        JsonNode free = JSON.readTree(get("/actuator/baton/locks/stock").body());
+        assertThat(free.path("locked").asBoolean()).isFalse();
+        assertThat(free.path("kind").asString()).isEqualTo("LOCK");
+        assertThat(free.path("holders").asInt()).isZero();
+        assertThat(free.path("allHolders").size()).isZero();
+        assertThat(free.path("otherKinds").size()).isZero();
     }
 
     @Test
