@@ -15,6 +15,10 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -303,6 +307,66 @@ class RedlockFaultsIT {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(b.lock("reentry").tryLock(Duration.ofSeconds(5))).isTrue();
         b.lock("reentry").unlock();
+    }
+
+    /**
+     * A majority that does not answer is an outage, not a busy lock, for waiting calls too. The lock is held, so the
+     * two masters that still answer say "busy"; master 0 is down (its calls fail at once) and masters 1 and 2 are
+     * frozen. Before the fix, a try was decided "busy" as soon as no majority could grant, with two masters still to
+     * answer: a waiter slept and tried again until its wait ran out (or, for {@code lock()}, until the masters came
+     * back). Now every kind of call is told which masters answered within the command timeout of its next try.
+     */
+    @Test
+    void waitingCallsAreToldWhenFewerThanAMajorityAnswers() throws Exception {
+        RedisServers masters = masters(5);
+        Baton holder = baton(masters.uris());
+        Baton a = baton(masters.uris());
+        Baton sleeper = baton(masters.uris());
+        holder.lock("outage").lock();
+        CompletableFuture<Object> asleep = outcome(() -> sleeper.lock("outage").acquire(Duration.ofSeconds(60)));
+        // Asleep on the held lock before the outage: subscribed on every master.
+        for (RedisServer m : masters.servers()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.command("PUBSUB", "NUMSUB",
+                    "baton:lock:{outage}:released").endsWith("\n1"));
+        }
+
+        masters.get(0).kill();
+        masters.get(1).pause();
+        masters.get(2).pause();
+        long lost = System.nanoTime();
+        CompletableFuture<Object> locking = outcome(() -> {
+            a.lock("outage").lock();
+            return "locked";
+        });
+        CompletableFuture<Object> acquiring = outcome(() -> a.lock("outage").acquire(Duration.ofSeconds(60)));
+        CompletableFuture<Object> async = a.lock("outage").acquireAsync(Duration.ofSeconds(60))
+                .<Object>thenApply(l -> l).exceptionally(e -> e instanceof CompletionException ? e.getCause() : e);
+        // And on the sleeper's Baton, whose connections were all up: queued behind its own sleeping waiter.
+        CompletableFuture<Object> queued = outcome(() -> {
+            sleeper.lock("outage").lock();
+            return "locked";
+        });
+        Map<String, CompletableFuture<Object>> calls = Map.of("lock()", locking, "acquire(60 s)", acquiring,
+                "acquireAsync(60 s)", async, "asleep before the outage", asleep, "lock() queued locally", queued);
+        for (Map.Entry<String, CompletableFuture<Object>> call : calls.entrySet()) {
+            // Well before any of the waits could run out, and while the masters are still frozen.
+            assertThat(call.getValue().get(15, TimeUnit.SECONDS)).as(call.getKey())
+                    .isInstanceOfSatisfying(BatonUnavailableException.class, e -> assertThat(e).as(call.getKey())
+                            .hasMessageContaining("only 2 of 5 masters answered (3 needed)"));
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lost)).as("not the waits of 60 s")
+                .isLessThan(15_000);
+    }
+
+    /** A blocking call run on a thread of its own: its result, or the exception it threw. */
+    private static CompletableFuture<Object> outcome(Callable<Object> call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (Exception e) {
+                return e;
+            }
+        });
     }
 
     private static long redisMillis(RedisServer server) {

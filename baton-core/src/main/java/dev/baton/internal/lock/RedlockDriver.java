@@ -174,9 +174,12 @@ final class RedlockDriver implements LockDriver {
             if (tally.pending() == 0) {
                 return tally;
             }
-            // Decided without a quorum once the grants and the masters still to answer cannot make one; but masters
-            // without their marker wait for the answers that tell how to admit them (see RedlockAdmission).
-            return admissionOf(tally) != Admission.UNDECIDED
+            // Decided without a quorum once the grants and the masters still to answer cannot make one, and once it
+            // is known whether a majority answered at all: "busy" from a minority must not hide that the others did
+            // not answer (that is BatonUnavailableException, not a busy lock, and a waiter must not sleep on it).
+            // Masters without their marker also wait for the answers that tell how to admit them (RedlockAdmission).
+            boolean answeredKnown = replied(tally) >= quorum || tally.failed() > tally.masters() - quorum;
+            return answeredKnown && admissionOf(tally) != Admission.UNDECIDED
                     && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
         }, (i, late) -> {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
@@ -252,8 +255,8 @@ final class RedlockDriver implements LockDriver {
             }
             return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
         }
-        int failed = tally.failed();
-        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && n - failed >= masters.quorum()
+        int replied = replied(tally);
+        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && replied >= masters.quorum()
                 && holdsFirstTaken(tally)) {
             // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
             // replaces them) once its rivals, who do not hold the first taken master, have had a moment to undo.
@@ -268,10 +271,12 @@ final class RedlockDriver implements LockDriver {
                     r.keys().name(), TimeUnit.NANOSECONDS.toMillis(ticker.nanos() - sentAt));
             return CompletableFuture.completedFuture(new Acquired(false, 0, 0, jitter()));
         }
-        if (n - failed < masters.quorum()) {
+        if (replied < masters.quorum()) {
+            // Fewer than a majority replied at all (granted, busy or otherwise): whatever the others said, nothing
+            // can be decided here, so the caller is told at once, waiting or not.
             Throwable first = tally.firstFailure();
             return CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + r.keys().name()
-                    + "': only " + (n - failed) + " of " + n + " masters answered (" + masters.quorum()
+                    + "': only " + replied + " of " + n + " masters answered (" + masters.quorum()
                     + " needed): " + (first == null ? "" : first.getMessage()), first));
         }
         if (admitted != null) {
@@ -326,6 +331,17 @@ final class RedlockDriver implements LockDriver {
         int quorum = masters.quorum();
         return unmarked == 0 ? Admission.NONE : unmarked >= quorum ? Admission.AT_ONCE
                 : marked >= quorum || tally.pending() == 0 ? Admission.SIT_OUT : Admission.UNDECIDED;
+    }
+
+    /** How many masters replied so far (with any answer; a failure or a master still to answer is not a reply). */
+    private static int replied(QuorumTally<?> tally) {
+        int n = 0;
+        for (int i = 0; i < tally.masters(); i++) {
+            if (tally.replied(i)) {
+                n++;
+            }
+        }
+        return n;
     }
 
     private static Answer answer(List<Long> reply) {
