@@ -358,6 +358,109 @@ class RedlockFaultsIT {
                 .isLessThan(15_000);
     }
 
+    /**
+     * Tries sent to frozen masters run when they thaw, after their callers were told the call failed. Before the
+     * fix, those late grants held the lock for their whole lease with nobody to release it (the first acquisition
+     * after the masters came back took 1.5 s in the issue, here it would take the 8 s lease). Now each is undone
+     * on its master right behind the try, so every master is free within the command timeout and a second of the
+     * masters thawing.
+     */
+    @Test
+    void triesThatAMajorityFrozePastTheTimeoutLeaveNothingBehind() throws Exception {
+        RedisServers masters = masters(5);
+        Baton a = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        Baton b = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        a.lock("orphan").lock(); // admitted and calibrated while every master is up
+        a.lock("orphan").unlock();
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).pause();
+        }
+        assertThatThrownBy(() -> a.lock("orphan").tryAcquire(Duration.ofSeconds(60), Duration.ofSeconds(8)))
+                .isInstanceOf(BatonUnavailableException.class).hasMessageContaining("only 2 of 5 masters answered");
+        assertThatThrownBy(() -> a.lock("orphan").tryLock(Duration.ofSeconds(60)))
+                .isInstanceOf(BatonUnavailableException.class).hasMessageContaining("only 2 of 5 masters answered");
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).resume();
+        }
+        assertEveryMasterFreeWithinTheBound(masters, "orphan");
+        assertThat(b.lock("orphan").tryLock()).as("the first try after the masters are back").isTrue();
+        b.lock("orphan").unlock();
+    }
+
+    /**
+     * Two masters of five frozen past the command timeout while the others grant: the holder gets the lock and
+     * releases it, and a rival's single try is told the lock is busy. The frozen masters run all of that when they
+     * thaw, the rival's try possibly first (it is on another connection): its grant is undone behind it, and every
+     * master is free within the command timeout and a second.
+     */
+    @Test
+    void aMinorityFrozenPastTheTimeoutIsFreeAgainWhenItThaws() throws Exception {
+        RedisServers masters = masters(5);
+        Baton holder = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        Baton rival = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        for (Baton baton : List.of(holder, rival)) {
+            baton.lock("minority").lock(); // admitted and calibrated while every master is up
+            baton.lock("minority").unlock();
+        }
+        masters.get(3).pause();
+        masters.get(4).pause();
+        Lease lease = holder.lock("minority").tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(8)).orElseThrow();
+        assertThat(rival.lock("minority").tryAcquire(Duration.ZERO, Duration.ofSeconds(8))).isEmpty();
+        lease.release();
+        // inspect waits for every master: once it returns, the frozen masters' calls above have timed out.
+        assertThat(holder.inspect("minority").holder()).isEmpty();
+        masters.get(3).resume();
+        masters.get(4).resume();
+        assertEveryMasterFreeWithinTheBound(masters, "minority");
+    }
+
+    /**
+     * A connection lost after a try was sent: the try reached a frozen master, the link then went down, so its reply
+     * can never come. The master runs the try when it thaws and grants the lock, which the caller was told was busy.
+     * The undo, refused while the link is down, is sent again until the master takes it: the lock is free within the
+     * command timeout and a second of the master answering again. (b reaches master 2 through a link of its own, cut
+     * and dropped with b's calls on it, so that master 2 is free when a's try runs there.)
+     */
+    @Test
+    void aTryWhoseConnectionWasLostAfterItWasSentIsUndoneOnceTheMasterIsBack() throws Exception {
+        RedisServers masters = masters(3);
+        TcpProxy linkA = closeLater(TcpProxy.to(masters.get(2)));
+        TcpProxy linkB = closeLater(TcpProxy.to(masters.get(2)));
+        Baton a = closeLater(Baton.connect(RedlockIT.config(List.of(masters.get(0).uri(), masters.get(1).uri(),
+                linkA.uri()), Duration.ofSeconds(10))));
+        Baton b = closeLater(Baton.connect(RedlockIT.config(List.of(masters.get(0).uri(), masters.get(1).uri(),
+                linkB.uri()), Duration.ofSeconds(10))));
+        Baton observer = baton(masters.uris());
+        for (Baton baton : List.of(a, b)) {
+            baton.lock("cut").lock(); // admitted and calibrated while every master is up
+            baton.lock("cut").unlock();
+        }
+        linkB.cut();
+        masters.get(2).pause();
+        Lease held = b.lock("cut").tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(8)).orElseThrow();
+        assertThat(a.lock("cut").tryAcquire(Duration.ZERO, Duration.ofSeconds(8))).as("busy on masters 0 and 1")
+                .isEmpty();
+        held.release();
+        linkB.dropConnections(); // b's calls to master 2 never arrive
+        linkA.dropConnections(); // a's try is in master 2's socket; its reply has nowhere to go
+        // inspect waits for every master: once it returns, a's try to master 2 has timed out too.
+        assertThat(observer.inspect("cut").holder()).isEmpty();
+        masters.get(2).resume();
+        linkB.heal();
+        assertEveryMasterFreeWithinTheBound(masters, "cut");
+    }
+
+    /** The issue's bound: free on every master within the command timeout and a second of Redis answering again. */
+    private static void assertEveryMasterFreeWithinTheBound(RedisServers masters, String name) {
+        long thawed = System.nanoTime();
+        for (RedisServer m : masters.servers()) {
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+                    assertThat(m.command("EXISTS", "baton:lock:{" + name + "}")).as(m.toString()).isEqualTo("0"));
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawed)).as("free after thawing")
+                .isLessThan(RedlockIT.config(masters.uris()).commandTimeout().toMillis() + 1_000);
+    }
+
     /** A blocking call run on a thread of its own: its result, or the exception it threw. */
     private static CompletableFuture<Object> outcome(Callable<Object> call) {
         return CompletableFuture.supplyAsync(() -> {

@@ -7,7 +7,9 @@ import dev.baton.LockType;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Script;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -56,6 +58,9 @@ final class RedlockDriver implements LockDriver {
     private static final int SPLIT_JITTER_MILLIS = 20;
     /** How often the contender that keeps its grants after a split vote goes round again for the rest. */
     private static final int KEEPS = 3;
+    /** First pause before an undo that did not get through is sent again; it doubles each time, up to the next. */
+    private static final long UNDO_RETRY_MILLIS = 100;
+    private static final long UNDO_RETRY_MAX_MILLIS = 1_000;
 
     private final QuorumTransport masters;
     private final Ticker ticker;
@@ -185,6 +190,8 @@ final class RedlockDriver implements LockDriver {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
             if (late != null && answer(late) == Answer.GRANTED && late.get(1) != won.get()) {
                 undoOn(i, r, late.get(1));
+            } else if (late == null && won.get() != proposal && mayHaveRun(calls.get(i))) {
+                undoOn(i, r, proposal); // no reply, yet the script may still run there (see undoOn)
             } else if (late != null && answer(late) == Answer.UNMARKED && won.get() != 0) {
                 admission.admit(List.of(i), false); // a majority granted, so a majority has its marker: sits out
             }
@@ -249,6 +256,15 @@ final class RedlockDriver implements LockDriver {
             case SIT_OUT -> admission.admit(unmarked, false);
             case NONE, UNDECIDED -> null;
         };
+        // Masters whose reply never came (a timeout, a connection lost with the script on its way) may still run it,
+        // and grant this try's proposal there after the caller has been told otherwise: undone unless it is the hold.
+        if (won != proposal) {
+            for (int i = 0; i < n; i++) {
+                if (tally.failure(i) != null && mayHaveRun(tally.failure(i))) {
+                    undoOn(i, r, proposal);
+                }
+            }
+        }
         if (won != 0) {
             for (long[] g : grants) {
                 undoOn((int) g[0], r, g[1]); // a grant of another token than the hold's (a re-entry's own, or kept)
@@ -374,12 +390,65 @@ final class RedlockDriver implements LockDriver {
 
     /**
      * Undoes one master's grant of this try: releases one hold count of this owner with this token on that master
-     * alone (a fresh grant is deleted, a re-entry counted back), once per grant. Best effort: a grant left behind
-     * expires with its lease.
+     * alone (a fresh grant is deleted, a re-entry counted back), once per grant. Owner and token name the try, so an
+     * undo never touches a later acquisition, even of the same owner (its proposal is higher).
+     *
+     * <p>Sent on the master's one command connection, where Redis runs commands in the order sent: an undo sent after
+     * a try whose reply never came runs after that try's script, if the script runs at all (a frozen master runs it
+     * when it thaws). Until the undo is answered it is sent again, first after {@value #UNDO_RETRY_MILLIS} ms, the
+     * pause doubling up to {@value #UNDO_RETRY_MAX_MILLIS} ms: refused while the connection is down, it gets through
+     * once the connection is back (the try may have run before it was lost); timed out, it may have been lost with
+     * a connection replaced meanwhile. It gives up after one longest lease ({@code redlockMaxLease}), or when the
+     * Baton closes; a grant it never reached expires with its lease. An undo that finds nothing does nothing.
      */
     private void undoOn(int master, AcquireRequest r, long token) {
-        masters.<Long>runOn(master, UNDO, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
-                Long.toString(token));
+        undoUntilAnswered(master, r.keys(), r.owner(), token, UNDO_RETRY_MILLIS,
+                ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(maxLeaseMillis));
+    }
+
+    private void undoUntilAnswered(int master, LockKeys keys, String owner, long token, long retryMillis,
+                                   long giveUpAtNanos) {
+        masters.<Long>runOn(master, UNDO, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+                Long.toString(token)).whenComplete((v, e) -> {
+                    if (e != null && !masters.isClosed() && unreachable(e) && ticker.nanos() - giveUpAtNanos < 0) {
+                        CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS).execute(() ->
+                                undoUntilAnswered(master, keys, owner, token,
+                                        Math.min(2 * retryMillis, UNDO_RETRY_MAX_MILLIS), giveUpAtNanos));
+                    } else if (e != null) {
+                        log.debug("Redlock '{}': could not undo the grant of token {} on master {}; it expires with "
+                                + "its lease: {}", keys.name(), token, masters.endpoint(master), e.getMessage());
+                    }
+                });
+    }
+
+    /**
+     * Whether a call that failed may still have run (or may yet run) on its master: it timed out, or its connection
+     * was lost while it was on its way. Not a call refused before it was sent (no connection) or answered with an
+     * error.
+     */
+    private static boolean mayHaveRun(CompletableFuture<?> failedCall) {
+        return mayHaveRun(failedCall.handle((v, e) -> e).join());
+    }
+
+    private static boolean mayHaveRun(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof RedisCommandTimeoutException || t instanceof IOException
+                    || (m != null && (m.startsWith("Connection closed") || m.startsWith("Connection disconnected")))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a call failed because its master could not be reached or did not answer (worth sending again). */
+    private static boolean unreachable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BatonUnavailableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- releasing, renewing, keeping ----
