@@ -450,6 +450,41 @@ class RedlockFaultsIT {
         assertEveryMasterFreeWithinTheBound(masters, "cut");
     }
 
+    /**
+     * What losing a minority costs a holder whose hold lives on a bare majority (as under contention): the hold is on
+     * masters 0, 1 and 2 only (its try never reached 3 and 4), and master 0 dies. No second owner gets in, but the
+     * holder can no longer renew on a majority: it is told it lost the lock when its validity runs out, as
+     * docs/redlock.md says ("What losing a minority costs a holder").
+     */
+    @Test
+    void aHoldOnABareMajorityIsLostWithOneOfItsMasters() throws Exception {
+        RedisServers masters = masters(5);
+        TcpProxy link3 = closeLater(TcpProxy.to(masters.get(3)));
+        TcpProxy link4 = closeLater(TcpProxy.to(masters.get(4)));
+        List<String> uris = List.of(masters.get(0).uri(), masters.get(1).uri(), masters.get(2).uri(), link3.uri(),
+                link4.uri());
+        Baton holder = baton(uris);
+        Baton rival = baton(masters.uris());
+        holder.lock("bare").lock(); // admitted and calibrated while every master is up
+        holder.lock("bare").unlock();
+        link3.cut();
+        link4.cut();
+        Lease lease = holder.lock("bare").acquire(Duration.ofSeconds(10));
+        link3.dropConnections(); // the try to masters 3 and 4 never arrives
+        link4.dropConnections();
+        link3.heal();
+        link4.heal();
+        for (int i = 0; i < 5; i++) {
+            assertThat(masters.get(i).command("EXISTS", "baton:lock:{bare}")).as("master " + i)
+                    .isEqualTo(i < 3 ? "1" : "0");
+        }
+        masters.get(0).kill();
+        assertThat(rival.lock("bare").tryLock()).as("no second owner").isFalse();
+        lease.lost().get(RedlockIT.LEASE.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        assertThat(lease.isValid()).isFalse();
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalMonitorStateException.class);
+    }
+
     /** The bound: free on every master within the command timeout and a second of Redis answering again. */
     private static void assertEveryMasterFreeWithinTheBound(RedisServers masters, String name) {
         long thawed = System.nanoTime();

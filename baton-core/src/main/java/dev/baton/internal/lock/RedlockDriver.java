@@ -35,8 +35,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Acquire</b> ({@code redlock-acquire.lua} on each master): granted once a quorum granted, and only if time
  *   is left of the lease: validity = lease - elapsed - drift ({@link #validityMillis}), elapsed measured on the
  *   monotonic clock from sending to the deciding reply. Otherwise every grant, including one that arrives late, is
- *   released on its master. The fencing token is proposed by this Baton ({@link TokenProposals}) and granted only
+ *   released on its master, and so is the grant a master may still make for a try whose reply never came (timed
+ *   out, or its connection lost): the undo goes behind the try on the same connection, and again after a reconnect
+ *   ({@link #undoOn}). The fencing token is proposed by this Baton ({@link TokenProposals}) and granted only
  *   above each master's counter, so all masters of a hold store one token and tokens increase across quorums.</li>
+ *   <li><b>Busy or unavailable</b>: a try is refused as busy only once a majority replied; with fewer replies it fails
+ *   with {@link BatonUnavailableException} naming how many masters answered, within the command timeout, also for
+ *   a caller that waits (a minority's "busy" must not make a waiter sleep through an outage).</li>
  *   <li><b>Release, renewal, expiry</b>: the plain lock's scripts on each master; a renewal counts only if a quorum
  *   confirmed it before the hold's validity ran out, else the hold is lost and its holder told.</li>
  *   <li><b>Masters that lost their data</b> sit out one longest lease ({@link RedlockAdmission}).</li>
@@ -520,7 +525,11 @@ final class RedlockDriver implements LockDriver {
 
     /**
      * {@code lock-renew.lua} on every master: a hold is renewed once a quorum renewed it before its validity ran out,
-     * and lost once too many masters no longer have it for a quorum to be possible.
+     * and lost once too many masters no longer have it for a quorum to be possible. Only the masters that hold it can
+     * renew it, and a renewal does not take the masters where the lock is free: a hold on k masters (a majority, not
+     * always all of them under contention) survives the loss of k - quorum of them; with more of them gone it can
+     * neither be renewed nor released, and is lost when its validity runs out (docs/redlock.md, "What losing a
+     * minority costs a holder").
      *
      * @throws BatonUnavailableException (in the future) if too few masters answered to decide a hold (the watchdog
      *                                   tries again next round, and the hold is lost if its validity runs out first)
