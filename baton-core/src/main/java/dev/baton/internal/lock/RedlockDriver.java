@@ -184,12 +184,12 @@ final class RedlockDriver implements LockDriver {
             if (tally.pending() == 0) {
                 return tally;
             }
-            // Decided without a quorum once the grants and the masters still to answer cannot make one, and once it
-            // is known whether a majority answered at all: "busy" from a minority must not hide that the others did
-            // not answer (that is BatonUnavailableException, not a busy lock, and a waiter must not sleep on it).
-            // Masters without their marker also wait for the answers that tell how to admit them (RedlockAdmission).
-            boolean answeredKnown = replied(tally) >= quorum || tally.failed() > tally.masters() - quorum;
-            return answeredKnown && admissionOf(tally) != Admission.UNDECIDED
+            // Decided without a quorum once the grants and the masters still to answer cannot make one, and once a
+            // majority replied: "busy" from a minority must not hide that the others did not answer (that is
+            // BatonUnavailableException, not a busy lock, and a waiter must not sleep on it). Without a majority of
+            // replies it waits for every master (at most the command timeout), so that the exception says how many
+            // answered. Masters without their marker also wait for the answers that tell how to admit them.
+            return replied(tally) >= quorum && admissionOf(tally) != Admission.UNDECIDED
                     && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
         }, (i, late) -> {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
