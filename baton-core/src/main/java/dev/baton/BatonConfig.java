@@ -456,9 +456,12 @@ public final class BatonConfig {
          * Makes every lock of this Baton a Redlock over these independent masters: {@code redis://} or
          * {@code rediss://} URIs of Redis servers that do not replicate to each other, an odd number of them, at least
          * 3 (typically 3 or 5). A lock is held once a majority of them granted it in time; losing fewer than half of
-         * them loses no lock. Fencing tokens stay strictly increasing while a majority keeps its data. Only the
-         * plain lock ({@code Baton.lock}) runs on a quorum: fair, read-write and multi-locks, semaphores and rate
-         * limiters are refused with {@link UnsupportedOperationException}. Not together with {@link #uri(String)} or
+         * them never lets a second owner in, though a hold that lives on only part of the masters (possible under
+         * contention) is lost by its holder once fewer than a majority of the masters still have it and answer.
+         * Fewer than a majority answering is {@link BatonUnavailableException}, also for waiting calls. Fencing
+         * tokens stay strictly increasing while a majority keeps its data. Only the plain lock ({@code Baton.lock})
+         * runs on a quorum: fair, read-write and multi-locks, semaphores and rate limiters are refused with
+         * {@link UnsupportedOperationException}. Not together with {@link #uri(String)} or
          * {@link #cluster(String...)}. All masters must carry the same credentials, or none (then give them to
          * {@link #username} and {@link #password(char[])}). See {@code docs/redlock.md} for what it does and does not
          * guarantee.

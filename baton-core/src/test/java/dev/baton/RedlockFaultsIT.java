@@ -15,6 +15,10 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -215,7 +219,10 @@ class RedlockFaultsIT {
         held.lost().get(10, TimeUnit.SECONDS);
         assertThat(held.isValid()).isFalse();
         assertThat(resource.write(held.fencingToken(), "cut-off side, late")).isFalse();
-        assertThat(cutOff.lock("partition").tryLock()).as("the cut-off side cannot get a majority").isFalse();
+        // The cut-off side hears two masters of five: not "busy" but unavailable, naming how many answered.
+        assertThatThrownBy(() -> cutOff.lock("partition").tryLock()).as("the cut-off side cannot get a majority")
+                .isInstanceOf(BatonUnavailableException.class)
+                .hasMessageContaining("only 2 of 5 masters answered (3 needed)");
 
         links.forEach(TcpProxy::heal);
         taken.release();
@@ -303,6 +310,207 @@ class RedlockFaultsIT {
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(b.lock("reentry").tryLock(Duration.ofSeconds(5))).isTrue();
         b.lock("reentry").unlock();
+    }
+
+    /**
+     * A majority that does not answer is an outage, not a busy lock, for waiting calls too. The lock is held, so the
+     * two masters that still answer say "busy"; master 0 is down (its calls fail at once) and masters 1 and 2 are
+     * frozen. Before the fix, a try was decided "busy" as soon as no majority could grant, with two masters still to
+     * answer: a waiter slept and tried again until its wait ran out (or, for {@code lock()}, until the masters came
+     * back). Now every kind of call is told which masters answered within the command timeout of its next try.
+     */
+    @Test
+    void waitingCallsAreToldWhenFewerThanAMajorityAnswers() throws Exception {
+        RedisServers masters = masters(5);
+        Baton holder = baton(masters.uris());
+        Baton a = baton(masters.uris());
+        Baton sleeper = baton(masters.uris());
+        holder.lock("outage").lock();
+        CompletableFuture<Object> asleep = outcome(() -> sleeper.lock("outage").acquire(Duration.ofSeconds(60)));
+        // Asleep on the held lock before the outage: subscribed on every master.
+        for (RedisServer m : masters.servers()) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> m.command("PUBSUB", "NUMSUB",
+                    "baton:lock:{outage}:released").endsWith("\n1"));
+        }
+
+        masters.get(0).kill();
+        masters.get(1).pause();
+        masters.get(2).pause();
+        long lost = System.nanoTime();
+        CompletableFuture<Object> locking = outcome(() -> {
+            a.lock("outage").lock();
+            return "locked";
+        });
+        CompletableFuture<Object> acquiring = outcome(() -> a.lock("outage").acquire(Duration.ofSeconds(60)));
+        CompletableFuture<Object> async = a.lock("outage").acquireAsync(Duration.ofSeconds(60))
+                .<Object>thenApply(l -> l).exceptionally(e -> e instanceof CompletionException ? e.getCause() : e);
+        // And on the sleeper's Baton, whose connections were all up: queued behind its own sleeping waiter.
+        CompletableFuture<Object> queued = outcome(() -> {
+            sleeper.lock("outage").lock();
+            return "locked";
+        });
+        Map<String, CompletableFuture<Object>> calls = Map.of("lock()", locking, "acquire(60 s)", acquiring,
+                "acquireAsync(60 s)", async, "asleep before the outage", asleep, "lock() queued locally", queued);
+        for (Map.Entry<String, CompletableFuture<Object>> call : calls.entrySet()) {
+            // Well before any of the waits could run out, and while the masters are still frozen.
+            assertThat(call.getValue().get(15, TimeUnit.SECONDS)).as(call.getKey())
+                    .isInstanceOfSatisfying(BatonUnavailableException.class, e -> assertThat(e).as(call.getKey())
+                            .hasMessageContaining("only 2 of 5 masters answered (3 needed)"));
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lost)).as("not the waits of 60 s")
+                .isLessThan(15_000);
+    }
+
+    /**
+     * Tries sent to frozen masters run when they thaw, after their callers were told the call failed. Before the
+     * fix, those late grants held the lock for their whole lease with nobody to release it (the first acquisition
+     * after the masters came back took 1.5 s in the issue, here it would take the 8 s lease). Now each is undone
+     * on its master right behind the try, so every master is free within the command timeout and a second of the
+     * masters thawing.
+     */
+    @Test
+    void triesThatAMajorityFrozePastTheTimeoutLeaveNothingBehind() throws Exception {
+        RedisServers masters = masters(5);
+        Baton a = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        Baton b = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        a.lock("orphan").lock(); // admitted and calibrated while every master is up
+        a.lock("orphan").unlock();
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).pause();
+        }
+        assertThatThrownBy(() -> a.lock("orphan").tryAcquire(Duration.ofSeconds(60), Duration.ofSeconds(8)))
+                .isInstanceOf(BatonUnavailableException.class).hasMessageContaining("only 2 of 5 masters answered");
+        assertThatThrownBy(() -> a.lock("orphan").tryLock(Duration.ofSeconds(60)))
+                .isInstanceOf(BatonUnavailableException.class).hasMessageContaining("only 2 of 5 masters answered");
+        for (int i = 0; i < 3; i++) {
+            masters.get(i).resume();
+        }
+        assertEveryMasterFreeWithinTheBound(masters, "orphan");
+        assertThat(b.lock("orphan").tryLock()).as("the first try after the masters are back").isTrue();
+        b.lock("orphan").unlock();
+    }
+
+    /**
+     * Two masters of five frozen past the command timeout while the others grant: the holder gets the lock and
+     * releases it, and a rival's single try is told the lock is busy. The frozen masters run all of that when they
+     * thaw, the rival's try possibly first (it is on another connection): its grant is undone behind it, and every
+     * master is free within the command timeout and a second.
+     */
+    @Test
+    void aMinorityFrozenPastTheTimeoutIsFreeAgainWhenItThaws() throws Exception {
+        RedisServers masters = masters(5);
+        Baton holder = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        Baton rival = closeLater(Baton.connect(RedlockIT.config(masters.uris(), Duration.ofSeconds(10))));
+        for (Baton baton : List.of(holder, rival)) {
+            baton.lock("minority").lock(); // admitted and calibrated while every master is up
+            baton.lock("minority").unlock();
+        }
+        masters.get(3).pause();
+        masters.get(4).pause();
+        Lease lease = holder.lock("minority").tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(8)).orElseThrow();
+        assertThat(rival.lock("minority").tryAcquire(Duration.ZERO, Duration.ofSeconds(8))).isEmpty();
+        lease.release();
+        // inspect waits for every master: once it returns, the frozen masters' calls above have timed out.
+        assertThat(holder.inspect("minority").holder()).isEmpty();
+        masters.get(3).resume();
+        masters.get(4).resume();
+        assertEveryMasterFreeWithinTheBound(masters, "minority");
+    }
+
+    /**
+     * A connection lost after a try was sent: the try reached a frozen master, the link then went down, so its reply
+     * can never come. The master runs the try when it thaws and grants the lock, which the caller was told was busy.
+     * The undo, refused while the link is down, is sent again until the master takes it: the lock is free within the
+     * command timeout and a second of the master answering again. (b reaches master 2 through a link of its own, cut
+     * and dropped with b's calls on it, so that master 2 is free when a's try runs there.)
+     */
+    @Test
+    void aTryWhoseConnectionWasLostAfterItWasSentIsUndoneOnceTheMasterIsBack() throws Exception {
+        RedisServers masters = masters(3);
+        TcpProxy linkA = closeLater(TcpProxy.to(masters.get(2)));
+        TcpProxy linkB = closeLater(TcpProxy.to(masters.get(2)));
+        Baton a = closeLater(Baton.connect(RedlockIT.config(List.of(masters.get(0).uri(), masters.get(1).uri(),
+                linkA.uri()), Duration.ofSeconds(10))));
+        Baton b = closeLater(Baton.connect(RedlockIT.config(List.of(masters.get(0).uri(), masters.get(1).uri(),
+                linkB.uri()), Duration.ofSeconds(10))));
+        Baton observer = baton(masters.uris());
+        for (Baton baton : List.of(a, b)) {
+            baton.lock("cut").lock(); // admitted and calibrated while every master is up
+            baton.lock("cut").unlock();
+        }
+        linkB.cut();
+        masters.get(2).pause();
+        Lease held = b.lock("cut").tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(8)).orElseThrow();
+        assertThat(a.lock("cut").tryAcquire(Duration.ZERO, Duration.ofSeconds(8))).as("busy on masters 0 and 1")
+                .isEmpty();
+        held.release();
+        linkB.dropConnections(); // b's calls to master 2 never arrive
+        linkA.dropConnections(); // a's try is in master 2's socket; its reply has nowhere to go
+        // inspect waits for every master: once it returns, a's try to master 2 has timed out too.
+        assertThat(observer.inspect("cut").holder()).isEmpty();
+        masters.get(2).resume();
+        linkB.heal();
+        assertEveryMasterFreeWithinTheBound(masters, "cut");
+    }
+
+    /**
+     * What losing a minority costs a holder whose hold lives on a bare majority (as under contention): the hold is on
+     * masters 0, 1 and 2 only (its try never reached 3 and 4), and master 0 dies. No second owner gets in, but the
+     * holder can no longer renew on a majority: it is told it lost the lock when its validity runs out, as
+     * docs/redlock.md says ("What losing a minority costs a holder").
+     */
+    @Test
+    void aHoldOnABareMajorityIsLostWithOneOfItsMasters() throws Exception {
+        RedisServers masters = masters(5);
+        TcpProxy link3 = closeLater(TcpProxy.to(masters.get(3)));
+        TcpProxy link4 = closeLater(TcpProxy.to(masters.get(4)));
+        List<String> uris = List.of(masters.get(0).uri(), masters.get(1).uri(), masters.get(2).uri(), link3.uri(),
+                link4.uri());
+        Baton holder = baton(uris);
+        Baton rival = baton(masters.uris());
+        holder.lock("bare").lock(); // admitted and calibrated while every master is up
+        holder.lock("bare").unlock();
+        link3.cut();
+        link4.cut();
+        Lease lease = holder.lock("bare").acquire(Duration.ofSeconds(10));
+        // inspect waits for every master: once it returns, the try to masters 3 and 4 has timed out, so it is not
+        // sent again after the reconnect; dropping the links discards it, so it never arrives.
+        holder.inspect("bare");
+        link3.dropConnections();
+        link4.dropConnections();
+        link3.heal();
+        link4.heal();
+        for (int i = 0; i < 5; i++) {
+            assertThat(masters.get(i).command("EXISTS", "baton:lock:{bare}")).as("master " + i)
+                    .isEqualTo(i < 3 ? "1" : "0");
+        }
+        masters.get(0).kill();
+        assertThat(rival.lock("bare").tryLock()).as("no second owner").isFalse();
+        lease.lost().get(RedlockIT.LEASE.toMillis() + 10_000, TimeUnit.MILLISECONDS);
+        assertThat(lease.isValid()).isFalse();
+        assertThatThrownBy(lease::release).isInstanceOf(IllegalMonitorStateException.class);
+    }
+
+    /** The issue's bound: free on every master within the command timeout and a second of Redis answering again. */
+    private static void assertEveryMasterFreeWithinTheBound(RedisServers masters, String name) {
+        long thawed = System.nanoTime();
+        for (RedisServer m : masters.servers()) {
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).untilAsserted(() ->
+                    assertThat(m.command("EXISTS", "baton:lock:{" + name + "}")).as(m.toString()).isEqualTo("0"));
+        }
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - thawed)).as("free after thawing")
+                .isLessThan(RedlockIT.config(masters.uris()).commandTimeout().toMillis() + 1_000);
+    }
+
+    /** A blocking call run on a thread of its own: its result, or the exception it threw. */
+    private static CompletableFuture<Object> outcome(Callable<Object> call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                return call.call();
+            } catch (Exception e) {
+                return e;
+            }
+        });
     }
 
     private static long redisMillis(RedisServer server) {

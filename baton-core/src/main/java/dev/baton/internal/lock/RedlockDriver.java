@@ -7,7 +7,9 @@ import dev.baton.LockType;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Script;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.ScriptOutputType;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -33,8 +35,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Acquire</b> ({@code redlock-acquire.lua} on each master): granted once a quorum granted, and only if time
  *   is left of the lease: validity = lease - elapsed - drift ({@link #validityMillis}), elapsed measured on the
  *   monotonic clock from sending to the deciding reply. Otherwise every grant, including one that arrives late, is
- *   released on its master. The fencing token is proposed by this Baton ({@link TokenProposals}) and granted only
+ *   released on its master, and so is the grant a master may still make for a try whose reply never came (timed
+ *   out, or its connection lost): the undo goes behind the try on the same connection, and again after a reconnect
+ *   ({@link #undoOn}). The fencing token is proposed by this Baton ({@link TokenProposals}) and granted only
  *   above each master's counter, so all masters of a hold store one token and tokens increase across quorums.</li>
+ *   <li><b>Busy or unavailable</b>: a try is refused as busy only once a majority replied; with fewer replies it fails
+ *   with {@link BatonUnavailableException} naming how many masters answered, within the command timeout, also for
+ *   a caller that waits (a minority's "busy" must not make a waiter sleep through an outage).</li>
  *   <li><b>Release, renewal, expiry</b>: the plain lock's scripts on each master; a renewal counts only if a quorum
  *   confirmed it before the hold's validity ran out, else the hold is lost and its holder told.</li>
  *   <li><b>Masters that lost their data</b> sit out one longest lease ({@link RedlockAdmission}).</li>
@@ -56,6 +63,9 @@ final class RedlockDriver implements LockDriver {
     private static final int SPLIT_JITTER_MILLIS = 20;
     /** How often the contender that keeps its grants after a split vote goes round again for the rest. */
     private static final int KEEPS = 3;
+    /** First pause before an undo that did not get through is sent again; it doubles each time, up to the next. */
+    private static final long UNDO_RETRY_MILLIS = 100;
+    private static final long UNDO_RETRY_MAX_MILLIS = 1_000;
 
     private final QuorumTransport masters;
     private final Ticker ticker;
@@ -174,14 +184,19 @@ final class RedlockDriver implements LockDriver {
             if (tally.pending() == 0) {
                 return tally;
             }
-            // Decided without a quorum once the grants and the masters still to answer cannot make one; but masters
-            // without their marker wait for the answers that tell how to admit them (see RedlockAdmission).
-            return admissionOf(tally) != Admission.UNDECIDED
+            // Decided without a quorum once the grants and the masters still to answer cannot make one, and once a
+            // majority replied: "busy" from a minority must not hide that the others did not answer (that is
+            // BatonUnavailableException, not a busy lock, and a waiter must not sleep on it). Without a majority of
+            // replies it waits for every master (at most the command timeout), so that the exception says how many
+            // answered. Masters without their marker also wait for the answers that tell how to admit them.
+            return replied(tally) >= quorum && admissionOf(tally) != Admission.UNDECIDED
                     && Math.max(reentered, fresh) + tally.pending() < quorum ? tally : null;
         }, (i, late) -> {
             // A grant after the outcome: part of the hold if it carries the winning token, else undone.
             if (late != null && answer(late) == Answer.GRANTED && late.get(1) != won.get()) {
                 undoOn(i, r, late.get(1));
+            } else if (late == null && won.get() != proposal && mayHaveRun(calls.get(i))) {
+                undoOn(i, r, proposal); // no reply, yet the script may still run there (see undoOn)
             } else if (late != null && answer(late) == Answer.UNMARKED && won.get() != 0) {
                 admission.admit(List.of(i), false); // a majority granted, so a majority has its marker: sits out
             }
@@ -246,14 +261,23 @@ final class RedlockDriver implements LockDriver {
             case SIT_OUT -> admission.admit(unmarked, false);
             case NONE, UNDECIDED -> null;
         };
+        // Masters whose reply never came (a timeout, a connection lost with the script on its way) may still run it,
+        // and grant this try's proposal there after the caller has been told otherwise: undone unless it is the hold.
+        if (won != proposal) {
+            for (int i = 0; i < n; i++) {
+                if (tally.failure(i) != null && mayHaveRun(tally.failure(i))) {
+                    undoOn(i, r, proposal);
+                }
+            }
+        }
         if (won != 0) {
             for (long[] g : grants) {
                 undoOn((int) g[0], r, g[1]); // a grant of another token than the hold's (a re-entry's own, or kept)
             }
             return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
         }
-        int failed = tally.failed();
-        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && n - failed >= masters.quorum()
+        int replied = replied(tally);
+        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && replied >= masters.quorum()
                 && holdsFirstTaken(tally)) {
             // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
             // replaces them) once its rivals, who do not hold the first taken master, have had a moment to undo.
@@ -268,10 +292,12 @@ final class RedlockDriver implements LockDriver {
                     r.keys().name(), TimeUnit.NANOSECONDS.toMillis(ticker.nanos() - sentAt));
             return CompletableFuture.completedFuture(new Acquired(false, 0, 0, jitter()));
         }
-        if (n - failed < masters.quorum()) {
+        if (replied < masters.quorum()) {
+            // Fewer than a majority replied at all (granted, busy or otherwise): whatever the others said, nothing
+            // can be decided here, so the caller is told at once, waiting or not.
             Throwable first = tally.firstFailure();
             return CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + r.keys().name()
-                    + "': only " + (n - failed) + " of " + n + " masters answered (" + masters.quorum()
+                    + "': only " + replied + " of " + n + " masters answered (" + masters.quorum()
                     + " needed): " + (first == null ? "" : first.getMessage()), first));
         }
         if (admitted != null) {
@@ -328,6 +354,17 @@ final class RedlockDriver implements LockDriver {
                 : marked >= quorum || tally.pending() == 0 ? Admission.SIT_OUT : Admission.UNDECIDED;
     }
 
+    /** How many masters replied so far (with any answer; a failure or a master still to answer is not a reply). */
+    private static int replied(QuorumTally<?> tally) {
+        int n = 0;
+        for (int i = 0; i < tally.masters(); i++) {
+            if (tally.replied(i)) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     private static Answer answer(List<Long> reply) {
         long code = reply.get(0);
         return code == 1 ? Answer.GRANTED : code == 0 ? Answer.BUSY : code == -1 ? Answer.STALE
@@ -358,12 +395,65 @@ final class RedlockDriver implements LockDriver {
 
     /**
      * Undoes one master's grant of this try: releases one hold count of this owner with this token on that master
-     * alone (a fresh grant is deleted, a re-entry counted back), once per grant. Best effort: a grant left behind
-     * expires with its lease.
+     * alone (a fresh grant is deleted, a re-entry counted back), once per grant. Owner and token name the try, so an
+     * undo never touches a later acquisition, even of the same owner (its proposal is higher).
+     *
+     * <p>Sent on the master's one command connection, where Redis runs commands in the order sent: an undo sent after
+     * a try whose reply never came runs after that try's script, if the script runs at all (a frozen master runs it
+     * when it thaws). Until the undo is answered it is sent again, first after {@value #UNDO_RETRY_MILLIS} ms, the
+     * pause doubling up to {@value #UNDO_RETRY_MAX_MILLIS} ms: refused while the connection is down, it gets through
+     * once the connection is back (the try may have run before it was lost); timed out, it may have been lost with
+     * a connection replaced meanwhile. It gives up after one longest lease ({@code redlockMaxLease}), or when the
+     * Baton closes; a grant it never reached expires with its lease. An undo that finds nothing does nothing.
      */
     private void undoOn(int master, AcquireRequest r, long token) {
-        masters.<Long>runOn(master, UNDO, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
-                Long.toString(token));
+        undoUntilAnswered(master, r.keys(), r.owner(), token, UNDO_RETRY_MILLIS,
+                ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(maxLeaseMillis));
+    }
+
+    private void undoUntilAnswered(int master, LockKeys keys, String owner, long token, long retryMillis,
+                                   long giveUpAtNanos) {
+        masters.<Long>runOn(master, UNDO, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+                Long.toString(token)).whenComplete((v, e) -> {
+                    if (e != null && !masters.isClosed() && unreachable(e) && ticker.nanos() - giveUpAtNanos < 0) {
+                        CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS).execute(() ->
+                                undoUntilAnswered(master, keys, owner, token,
+                                        Math.min(2 * retryMillis, UNDO_RETRY_MAX_MILLIS), giveUpAtNanos));
+                    } else if (e != null) {
+                        log.debug("Redlock '{}': could not undo the grant of token {} on master {}; it expires with "
+                                + "its lease: {}", keys.name(), token, masters.endpoint(master), e.getMessage());
+                    }
+                });
+    }
+
+    /**
+     * Whether a call that failed may still have run (or may yet run) on its master: it timed out, or its connection
+     * was lost while it was on its way. Not a call refused before it was sent (no connection) or answered with an
+     * error.
+     */
+    private static boolean mayHaveRun(CompletableFuture<?> failedCall) {
+        return mayHaveRun(failedCall.handle((v, e) -> e).join());
+    }
+
+    private static boolean mayHaveRun(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof RedisCommandTimeoutException || t instanceof IOException
+                    || (m != null && (m.startsWith("Connection closed") || m.startsWith("Connection disconnected")))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a call failed because its master could not be reached or did not answer (worth sending again). */
+    private static boolean unreachable(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof BatonUnavailableException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     // ---- releasing, renewing, keeping ----
@@ -435,7 +525,11 @@ final class RedlockDriver implements LockDriver {
 
     /**
      * {@code lock-renew.lua} on every master: a hold is renewed once a quorum renewed it before its validity ran out,
-     * and lost once too many masters no longer have it for a quorum to be possible.
+     * and lost once too many masters no longer have it for a quorum to be possible. Only the masters that hold it can
+     * renew it, and a renewal does not take the masters where the lock is free: a hold on k masters (a majority, not
+     * always all of them under contention) survives the loss of k - quorum of them; with more of them gone it can
+     * neither be renewed nor released, and is lost when its validity runs out (docs/redlock.md, "What losing a
+     * minority costs a holder").
      *
      * @throws BatonUnavailableException (in the future) if too few masters answered to decide a hold (the watchdog
      *                                   tries again next round, and the hold is lost if its validity runs out first)

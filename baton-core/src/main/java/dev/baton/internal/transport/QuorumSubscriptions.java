@@ -99,17 +99,22 @@ final class QuorumSubscriptions implements Subscriptions {
     @Override
     public CompletableFuture<Void> subscribe(String channel) {
         channels.add(channel);
-        return majority(s -> s.subscribe(channel));
+        return majority(s -> s.subscribe(channel), "subscribe to " + channel);
     }
 
     @Override
     public CompletableFuture<Void> unsubscribe(String channel) {
         channels.remove(channel);
         listener.forget(channel);
-        return majority(s -> s.unsubscribe(channel));
+        return majority(s -> s.unsubscribe(channel), "unsubscribe from " + channel);
     }
 
-    private CompletableFuture<Void> majority(java.util.function.Function<Subscriptions, CompletableFuture<Void>> op) {
+    /**
+     * @throws dev.baton.BatonUnavailableException (in the future) once so many masters failed that no majority can
+     *                                             confirm, naming how many did
+     */
+    private CompletableFuture<Void> majority(java.util.function.Function<Subscriptions, CompletableFuture<Void>> op,
+                                             String what) {
         List<Subscriptions> live = new ArrayList<>();
         synchronized (this) {
             for (Subscriptions s : perMaster) {
@@ -140,7 +145,12 @@ final class QuorumSubscriptions implements Subscriptions {
                         done.complete(null);
                     }
                 } else if (failed.incrementAndGet() + unreachable == perMaster.length - quorum + 1) {
-                    done.completeExceptionally(e);
+                    // As for every Redlock call, the caller learns how many masters answered, not only one failure.
+                    Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null
+                            ? e.getCause() : e;
+                    done.completeExceptionally(new dev.baton.BatonUnavailableException("Redlock: only "
+                            + confirmed.get() + " of " + perMaster.length + " masters answered (" + quorum
+                            + " needed) to " + what + ": " + cause.getMessage(), cause));
                 }
             });
         }

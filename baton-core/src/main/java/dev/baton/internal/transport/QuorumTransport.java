@@ -33,6 +33,7 @@ public final class QuorumTransport implements Transport {
     private final Duration commandTimeout;
     private final String endpoint;
     private final List<QuorumSubscriptions> subscriptions = new CopyOnWriteArrayList<>();
+    private volatile boolean closed;
 
     private QuorumTransport(List<IndependentMaster> masters, ClientResources ownResources, Duration commandTimeout) {
         this.masters = List.copyOf(masters);
@@ -229,8 +230,14 @@ public final class QuorumTransport implements Transport {
         return false;
     }
 
+    /** Whether {@link #close()} was called: background work (an undo sent again) stops. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
+        closed = true;
         for (IndependentMaster m : masters) {
             m.close();
         }
