@@ -113,8 +113,9 @@ class BoundedWaitTest {
         assertThat(attempt.state()).isEqualTo(State.TIMED_OUT);
         FakeTransport.Call abandon = baton.redis.next(LockCalls.ABANDON);
         assertThat(abandon.keys).containsExactly(keys("orders").lock());
-        assertThat(abandon.args).containsExactly(attempt.request().owner(), CHANNEL, "0");
-        abandon.reply(1L);
+        assertThat(abandon.args).as("owner, channel, not sharded, and no hold before the wait")
+                .containsExactly(attempt.request().owner(), CHANNEL, "0", "0");
+        abandon.reply(0L); // the claim withdrawn; no orphaned grant of this owner
     }
 
     @Test
