@@ -12,18 +12,20 @@
 -- ARGV[3]  "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 -- ARGV[4]  token of the hold the owner had before the attempt ("0" if none): a re-entry's outer hold is the caller's
 --
--- Reply: the fencing token of a hold of this owner other than ARGV[4] (an orphaned grant, which the caller then
---        releases with lock-release.lua, owner and token named), or 0
+-- Reply: {withdrawn, orphan}: withdrawn 1 if the waiter's claim was withdrawn, 0 if it had none (another waiter's
+--        claim stays untouched); orphan the fencing token of a hold of this owner other than ARGV[4] (a grant nobody
+--        will use, which the caller then releases with lock-release.lua, owner and token named), or 0
 --
 -- On a held lock the claim is marked run out ('next_until' 0; the fields go with the hash at the release). A free lock
 -- that was waiting for this claimant alone (its hash holds nothing but the claim and the 'waiters' mark) is deleted,
 -- and the other waiters are woken to take it.
 local held = redis.call('HMGET', KEYS[1], 'owner', 'next', 'token')
+local orphan = 0
 if held[1] == ARGV[1] and held[3] ~= ARGV[4] then
-  return tonumber(held[3])
+  orphan = tonumber(held[3])
 end
 if held[2] ~= ARGV[1] then
-  return 0
+  return {0, orphan}
 end
 if held[1] then
   redis.call('HSET', KEYS[1], 'next_until', 0)
@@ -31,4 +33,4 @@ else
   redis.call('DEL', KEYS[1])
   notify(ARGV[2], ARGV[3])
 end
-return 0
+return {1, orphan}

@@ -10,18 +10,20 @@
 -- ARGV[3]  "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 -- ARGV[4]  token of the write hold the owner had before the attempt ("0" if none)
 --
--- Reply: the fencing token of a write hold of this owner other than ARGV[4] (an orphaned grant, which the caller
---        then releases with rw-write-release.lua, owner and token named), or 0
+-- Reply: {withdrawn, orphan}: withdrawn 1 if an intent was withdrawn, 0 if there was none (it had lapsed, or the
+--        writer never recorded one); orphan the fencing token of a write hold of this owner other than ARGV[4] (a
+--        grant nobody will use, which the caller then releases with rw-write-release.lua, owner and token named), or 0
 --
 -- When that was the last intent and no writer holds the lock, readers refused because of it may go now: 'all'. (No
 -- 'waiters' mark tells whether any were refused, as they may have been while nobody held the lock; a writer that
 -- gives up is rare enough to publish regardless.)
 local held = redis.call('HMGET', KEYS[1], 'w', 'wt')
+local orphan = 0
 if held[1] == ARGV[1] and held[2] ~= ARGV[4] then
-  return tonumber(held[2])
+  orphan = tonumber(held[2])
 end
 if redis.call('ZREM', KEYS[2], ARGV[1]) == 0 then
-  return 0
+  return {0, orphan}
 end
 local now = rw_now()
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', rw_int(now))
@@ -31,4 +33,4 @@ if redis.call('EXISTS', KEYS[2]) == 0 then
     notify(ARGV[2], ARGV[3], 'all')
   end
 end
-return 0
+return {1, orphan}

@@ -14,11 +14,13 @@
 -- ARGV[3]  "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 -- ARGV[4]  token of the lease the owner held before the attempt ("0" if none)
 --
--- Reply: the fencing token of permits this owner holds under another token than ARGV[4] (an orphaned grant, which
---        the caller then releases with semaphore-release.lua, owner and token named), or 0
+-- Reply: {queued, orphan}: queued 1 if the waiter was in the queue, 0 if not (it never queued, or its entry had
+--        expired); orphan the fencing token of permits this owner holds under another token than ARGV[4] (a grant
+--        nobody will use, which the caller then releases with semaphore-release.lua, owner and token named), or 0
 local now = sem_now()
 local head = sem_head(KEYS[4], KEYS[5], now)
-if redis.call('ZREM', KEYS[4], ARGV[1]) == 1 then
+local queued = redis.call('ZREM', KEYS[4], ARGV[1])
+if queued == 1 then
   redis.call('HDEL', KEYS[5], ARGV[1])
   if head == ARGV[1] then
     local used = sem_purge_holders(KEYS[2], KEYS[3], now)
@@ -30,7 +32,7 @@ local entry = redis.call('HMGET', KEYS[2], ARGV[1])[1]
 if entry then
   local token = sem_holder(entry)
   if token ~= ARGV[4] then
-    return tonumber(token)
+    return {queued, tonumber(token)}
   end
 end
-return 0
+return {queued, 0}

@@ -43,7 +43,7 @@ final class FairLockDriver implements LockDriver {
     static final String[] HELPERS = {"owns", "mint-token", "notify", "fair-queue"};
     static final Script ACQUIRE = Script.load("fair-acquire", HELPERS);
     static final Script RELEASE = Script.load("fair-release", HELPERS);
-    static final Script ABANDON = Script.load("fair-abandon", HELPERS);
+    static final Script ABANDON = Script.load("fair-abandon", HELPERS).inOrder();
     static final Script FORCE_UNLOCK = Script.load("fair-force-unlock", HELPERS);
 
     private final Transport gateway;

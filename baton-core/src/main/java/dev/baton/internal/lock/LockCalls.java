@@ -34,7 +34,8 @@ final class LockCalls implements LockDriver {
     static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token", "notify");
     static final Script RELEASE = Script.load("lock-release", "owns", "notify", "claim");
     static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token", "notify", "claim");
-    static final Script ABANDON = Script.load("lock-abandon", "notify");
+    /** Sent whole, in order: see {@link Script#inOrder()} (every kind's abandon is). */
+    static final Script ABANDON = Script.load("lock-abandon", "notify").inOrder();
     static final Script RENEW = Script.load("lock-renew", "owns");
     static final Script KEEP = Script.load("lock-keep", "owns");
     static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
@@ -205,11 +206,16 @@ final class LockCalls implements LockDriver {
             return CompletableFuture.completedFuture(0L);
         }
         try {
-            return gateway.run(ABANDON, ScriptOutputType.INTEGER, new String[] {r.keys().lock()}, r.owner(),
-                    r.keys().channel(), sharded, Long.toString(r.heldToken()));
+            return gateway.<List<Long>>run(ABANDON, ScriptOutputType.MULTI, new String[] {r.keys().lock()}, r.owner(),
+                    r.keys().channel(), sharded, Long.toString(r.heldToken())).thenApply(LockCalls::orphanIn);
         } catch (RuntimeException closed) {
             return CompletableFuture.failedFuture(closed);
         }
+    }
+
+    /** The orphaned grant an abandon script reports: the second of {@code {withdrawn, orphan}}. */
+    static long orphanIn(List<Long> abandonReply) {
+        return abandonReply.get(1);
     }
 
     /**

@@ -86,6 +86,12 @@ public final class LockEngine implements AutoCloseable {
      * by owner, lock and kind; see {@link #abandon}. Empty but during and right after an outage.
      */
     private final Map<Unconfirmed, AcquireRequest> unconfirmedAbandons = new ConcurrentHashMap<>();
+    /**
+     * Held while an unconfirmed abandon is checked and handed to the connection, and while a try drops the abandons of
+     * its owner: the connection sends commands in the order they were handed to it, so no abandon can follow a later
+     * try of its owner onto the wire.
+     */
+    private final Object abandonOrder = new Object();
     private final LockCalls calls;
     /** The plain lock's driver: {@link #calls}, or a {@link RedlockDriver} on independent masters. */
     private final LockDriver mutex;
@@ -711,11 +717,9 @@ public final class LockEngine implements AutoCloseable {
      */
     void abandon(AcquireRequest request, boolean mayHoldGrant) {
         Unconfirmed key = null;
-        if (mayHoldGrant) {
+        if (mayHoldGrant && unconfirmedAbandons.size() < MAX_UNCONFIRMED_ABANDONS) {
             key = new Unconfirmed(request.owner(), request.keys().lock(), request.driver());
-            if (unconfirmedAbandons.size() < MAX_UNCONFIRMED_ABANDONS) {
-                unconfirmedAbandons.put(key, request);
-            }
+            unconfirmedAbandons.put(key, request);
         }
         sendAbandon(request, mayHoldGrant, key, ABANDON_RETRY_FIRST_MILLIS);
     }
@@ -723,13 +727,22 @@ public final class LockEngine implements AutoCloseable {
     /**
      * One sending of an attempt's abandon; on a failure while the grant may be orphaned (and this request is still the
      * one to confirm for its owner and lock), schedules the next after {@code retryMillis}.
+     *
+     * @param key the request's entry in {@link #unconfirmedAbandons}, or null for a last sending that is not retried
      */
     private void sendAbandon(AcquireRequest request, boolean mayHoldGrant, Unconfirmed key, long retryMillis) {
         CompletableFuture<Long> reply;
-        try {
-            reply = request.driver().abandon(request, mayHoldGrant);
-        } catch (RuntimeException e) { // a closed connection may refuse at once
-            reply = CompletableFuture.failedFuture(e);
+        // Checked and sent in one step against the gate (sendUnconfirmedAbandonsBefore): a retry either goes out
+        // before a later try of its owner, or finds itself dropped by that try and sends nothing.
+        synchronized (abandonOrder) {
+            if (key != null && unconfirmedAbandons.get(key) != request) {
+                return; // a later try of the same owner sent it ahead of itself and dropped it
+            }
+            try {
+                reply = request.driver().abandon(request, mayHoldGrant);
+            } catch (RuntimeException e) { // a closed connection may refuse at once
+                reply = CompletableFuture.failedFuture(e);
+            }
         }
         reply.whenComplete((orphan, e) -> {
             String name = request.keys().name();
@@ -761,11 +774,8 @@ public final class LockEngine implements AutoCloseable {
                         + "told it failed; asking Redis to release it again until it answers: {}", name,
                         request.owner(), failure.getMessage());
             }
-            schedule(() -> {
-                if (unconfirmedAbandons.get(key) == request) {
-                    sendAbandon(request, true, key, Math.min(2 * retryMillis, ABANDON_RETRY_MAX_MILLIS));
-                }
-            }, TimeUnit.MILLISECONDS.toNanos(retryMillis));
+            schedule(() -> sendAbandon(request, true, key, Math.min(2 * retryMillis, ABANDON_RETRY_MAX_MILLIS)),
+                    TimeUnit.MILLISECONDS.toNanos(retryMillis));
         });
     }
 
@@ -775,11 +785,13 @@ public final class LockEngine implements AutoCloseable {
      * it can come after the try and release what the try acquired.
      */
     private void sendUnconfirmedAbandonsBefore(AcquireRequest r) {
-        for (Map.Entry<Unconfirmed, AcquireRequest> e : unconfirmedAbandons.entrySet()) {
-            Unconfirmed k = e.getKey();
-            if (k.owner().equals(r.owner()) && k.lock().equals(r.keys().lock())
-                    && unconfirmedAbandons.remove(k, e.getValue())) {
-                sendAbandon(e.getValue(), true, null, 0);
+        synchronized (abandonOrder) {
+            for (Map.Entry<Unconfirmed, AcquireRequest> e : unconfirmedAbandons.entrySet()) {
+                Unconfirmed k = e.getKey();
+                if (k.owner().equals(r.owner()) && k.lock().equals(r.keys().lock())
+                        && unconfirmedAbandons.remove(k, e.getValue())) {
+                    sendAbandon(e.getValue(), true, null, 0);
+                }
             }
         }
     }

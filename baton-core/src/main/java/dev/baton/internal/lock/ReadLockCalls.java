@@ -22,7 +22,7 @@ final class ReadLockCalls extends ReadWriteCalls {
     }
     static final Script ACQUIRE = Script.load("rw-read-acquire", "owns", "mint-token", "notify", "rw-state");
     static final Script RELEASE = Script.load("rw-read-release", "owns", "notify", "rw-state");
-    static final Script ABANDON = Script.load("rw-read-abandon");
+    static final Script ABANDON = Script.load("rw-read-abandon").inOrder();
 
     ReadLockCalls(Transport gateway, Duration tokenRetention) {
         super(gateway, tokenRetention);

@@ -36,7 +36,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
     static final Script ACQUIRE = Script.load("semaphore-acquire", "owns", "notify", "mint-token", "semaphore-state");
     static final Script RELEASE = Script.load("semaphore-release", "owns", "notify", "semaphore-state");
     static final Script RENEW = Script.load("semaphore-renew", "owns", "notify", "semaphore-state");
-    static final Script ABANDON = Script.load("semaphore-abandon", "notify", "semaphore-state");
+    static final Script ABANDON = Script.load("semaphore-abandon", "notify", "semaphore-state").inOrder();
     static final Script SET_PERMITS = Script.load("semaphore-set-permits", "notify", "semaphore-state");
     static final Script INSPECT = Script.load("semaphore-inspect", "notify", "semaphore-state");
 
@@ -167,8 +167,8 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.run(ABANDON, ScriptOutputType.INTEGER, fiveKeys(k), request.owner(), k.channel(),
-                sharded(), Long.toString(request.heldToken()));
+        return gateway.<List<Long>>run(ABANDON, ScriptOutputType.MULTI, fiveKeys(k), request.owner(), k.channel(),
+                sharded(), Long.toString(request.heldToken())).thenApply(LockCalls::orphanIn);
     }
 
     /**

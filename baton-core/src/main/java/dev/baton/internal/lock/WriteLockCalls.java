@@ -23,7 +23,7 @@ final class WriteLockCalls extends ReadWriteCalls {
     }
     static final Script ACQUIRE = Script.load("rw-write-acquire", "owns", "mint-token", "notify", "rw-state");
     static final Script RELEASE = Script.load("rw-write-release", "owns", "notify", "rw-state");
-    static final Script ABANDON = Script.load("rw-write-abandon", "notify", "rw-state");
+    static final Script ABANDON = Script.load("rw-write-abandon", "notify", "rw-state").inOrder();
 
     /** The release message that wakes one waiting writer per Baton and no reader (lib/rw-state.lua, rw_wake). */
     static final String WRITER_MAY_GO = "w";
@@ -101,8 +101,8 @@ final class WriteLockCalls extends ReadWriteCalls {
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.run(ABANDON, ScriptOutputType.INTEGER, new String[] {k.lock(), writers(k)},
-                request.owner(), k.channel(), sharded, Long.toString(request.heldToken()));
+        return gateway.<List<Long>>run(ABANDON, ScriptOutputType.MULTI, new String[] {k.lock(), writers(k)},
+                request.owner(), k.channel(), sharded, Long.toString(request.heldToken())).thenApply(LockCalls::orphanIn);
     }
 
     private static IllegalMonitorStateException upgradeRefused(LockKeys keys) {

@@ -330,6 +330,14 @@ public final class RedisGateway implements Transport {
     /** @param rehashDeadline System.nanoTime() until which TRYAGAIN is retried; 0 until the first one came */
     private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String[] args,
                                          long rehashDeadline, long retryMillis) {
+        if (script.isInOrder()) {
+            try {
+                return scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture().exceptionallyCompose(
+                        e -> afterFailure(e, script, type, keys, args, rehashDeadline, retryMillis));
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(translate(e));
+            }
+        }
         CompletableFuture<T> bySha;
         try {
             bySha = scripting.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();

@@ -22,6 +22,7 @@ public final class Script {
     private final String file;
     private final String body;
     private final String sha;
+    private final boolean inOrder;
 
     private Script(String name, String... helpers) {
         this.file = "/dev/baton/lua/" + name + ".lua";
@@ -31,6 +32,30 @@ public final class Script {
         }
         this.body = text.append(read(file)).toString();
         this.sha = sha1(body);
+        this.inOrder = false;
+    }
+
+    private Script(Script script) {
+        this.file = script.file;
+        this.body = script.body;
+        this.sha = script.sha;
+        this.inOrder = true;
+    }
+
+    /**
+     * This script, sent whole ({@code EVAL} with its body) every time rather than by SHA: for a script whose place
+     * among the connection's commands matters. Redis runs one connection's commands in the order sent, but the body
+     * that follows a NOSCRIPT answer is sent only once that answer is back, behind whatever was sent meanwhile (an
+     * abandon must run before any later try of its owner: docs/lock-protocol.md, "Acquisitions whose reply was
+     * lost"). Only for scripts off the hot path: it sends the whole body each time.
+     */
+    public Script inOrder() {
+        return new Script(this);
+    }
+
+    /** Whether {@link RedisGateway} sends this script whole every time ({@link #inOrder()}). */
+    public boolean isInOrder() {
+        return inOrder;
     }
 
     /** The script as sent to Redis: its helpers, then its own text. */

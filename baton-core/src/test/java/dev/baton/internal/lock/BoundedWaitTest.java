@@ -9,6 +9,7 @@ import dev.baton.Lease;
 import dev.baton.internal.lock.AcquireAttempt.State;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -115,7 +116,7 @@ class BoundedWaitTest {
         assertThat(abandon.keys).containsExactly(keys("orders").lock());
         assertThat(abandon.args).as("owner, channel, not sharded, and no hold before the wait")
                 .containsExactly(attempt.request().owner(), CHANNEL, "0", "0");
-        abandon.reply(0L); // the claim withdrawn; no orphaned grant of this owner
+        abandon.reply(List.of(1L, 0L)); // the claim withdrawn; no orphaned grant of this owner
     }
 
     @Test

@@ -253,6 +253,15 @@ class LockScriptsIT {
     }
 
     @Test
+    void anAbandonReportsAGrantOfItsOwnerThatTheAttemptDidNotHaveBefore() {
+        long token = (Long) acquire("a", 10_000).get(1);
+        assertThat(abandonReply("a", 0)).as("a fresh attempt's grant whose reply was lost").containsExactly(0L, token);
+        assertThat(abandonReply("a", token)).as("a re-entry's outer hold is the caller's").containsExactly(0L, 0L);
+        assertThat(abandonReply("b", 0)).as("another owner's hold is none of its business").containsExactly(0L, 0L);
+        assertThat(commands.hget(keys.lock(), "owner")).as("it only reports: the release is precise").isEqualTo("a");
+    }
+
+    @Test
     void aClaimantThatGivesUpWithdrawsItsClaim() {
         long token = (Long) acquire("a", 10_000).get(1);
         claim("b", 5_000);
@@ -293,9 +302,15 @@ class LockScriptsIT {
                 Long.toString(waitedMillis), "3000", keys.channel(), "0");
     }
 
+    /** Whether the abandon withdrew a claim of {@code owner}, which held nothing before it waited. */
     private long abandon(String owner) {
-        return commands.eval(LockCalls.ABANDON.body(), ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
-                keys.channel(), "0");
+        return abandonReply(owner, 0).get(0);
+    }
+
+    /** {@code {withdrawn, orphan}}: the abandon of an attempt of {@code owner} that held {@code heldToken} before. */
+    private List<Long> abandonReply(String owner, long heldToken) {
+        return commands.eval(LockCalls.ABANDON.body(), ScriptOutputType.MULTI, new String[] {keys.lock()}, owner,
+                keys.channel(), "0", Long.toString(heldToken));
     }
 
     /** The messages published on the lock's channel while {@code action} runs. */

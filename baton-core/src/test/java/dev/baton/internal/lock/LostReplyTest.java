@@ -54,7 +54,7 @@ class LostReplyTest {
         singleTry();
         baton.redis.next(LockCalls.ACQUIRE).fail(unreachable());
 
-        baton.redis.next(LockCalls.ABANDON).reply(42L);
+        baton.redis.next(LockCalls.ABANDON).reply(List.of(0L, 42L));
 
         FakeTransport.Call release = baton.redis.next(LockCalls.RELEASE);
         assertThat(release.args.subList(0, 2)).containsExactly(OWNER, "42");
@@ -82,7 +82,7 @@ class LostReplyTest {
         baton.advance(Duration.ofMillis(199));
         assertThat(baton.redis.unanswered()).as("the pause doubles").isEmpty();
         baton.advance(Duration.ofMillis(1));
-        baton.redis.next(LockCalls.ABANDON).reply(0L);
+        baton.redis.next(LockCalls.ABANDON).reply(List.of(0L, 0L));
 
         baton.advance(Duration.ofSeconds(10));
         assertThat(baton.redis.calls(LockCalls.ABANDON)).as("confirmed: no more").hasSize(3);

@@ -198,6 +198,20 @@ class ReadWriteScriptsIT {
     }
 
     @Test
+    void abandonsReportTheHoldsOfTheirOwnerThatTheAttemptDidNotHaveBefore() {
+        long w = (Long) write("w", 10_000, 0, false).get(1);
+        assertThat(this.<List<Long>>writeAbandonReply("w", 0)).as("a write grant whose reply was lost")
+                .containsExactly(0L, w);
+        assertThat(this.<List<Long>>writeAbandonReply("w", w)).containsExactly(0L, 0L);
+        long r = (Long) read("w", 10_000, w, false).get(1); // a downgrade: the writer reads too
+        assertThat(readAbandon("w", 0)).as("a read grant whose reply was lost").isEqualTo(r);
+        assertThat(readAbandon("w", r)).isZero();
+        assertThat(readAbandon("x", 0)).isZero();
+        assertThat(readRelease("w", r)).isZero();
+        assertThat(writeRelease("w", w)).as("they only report: the holds are still w's").isZero();
+    }
+
+    @Test
     void aWriterThatGivesUpWithdrawsItsIntentAndLetsReadersGo() throws Exception {
         long a = (Long) read("a", 10_000, 0, false).get(1);
         write("w", 10_000, 0, true);
@@ -310,9 +324,21 @@ class ReadWriteScriptsIT {
                 owner, Long.toString(token), keys.channel(), "0", "0");
     }
 
+    /** Whether the abandon withdrew an intent of {@code owner}, which held nothing before it waited. */
     private long abandon(String owner) {
-        return commands.eval(WriteLockCalls.ABANDON.body(), ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), writers}, owner, keys.channel(), "0");
+        return this.<List<Long>>writeAbandonReply(owner, 0).get(0);
+    }
+
+    /** {@code {withdrawn, orphan}} of rw-write-abandon.lua for an attempt that held {@code heldToken} before. */
+    private <T> T writeAbandonReply(String owner, long heldToken) {
+        return commands.eval(WriteLockCalls.ABANDON.body(), ScriptOutputType.MULTI,
+                new String[] {keys.lock(), writers}, owner, keys.channel(), "0", Long.toString(heldToken));
+    }
+
+    /** The orphan rw-read-abandon.lua reports for an attempt that held {@code heldToken} before. */
+    private long readAbandon(String owner, long heldToken) {
+        return commands.eval(ReadLockCalls.ABANDON.body(), ScriptOutputType.INTEGER, new String[] {keys.lock()},
+                owner, Long.toString(heldToken));
     }
 
     private long forceUnlock(String side) {

@@ -201,6 +201,15 @@ class SemaphoreScriptsIT {
     }
 
     @Test
+    void anAbandonReportsPermitsGrantedToItsOwnerUnderAnotherToken() {
+        long a = acquire("a", 1, 10_000, 2, false).get(1);
+        assertThat(abandonReply("a", 0)).as("permits whose reply was lost").containsExactly(0L, a);
+        assertThat(abandonReply("a", a)).containsExactly(0L, 0L);
+        assertThat(abandonReply("z", 0)).containsExactly(0L, 0L);
+        assertThat(release("a", a)).as("it only reports: the permits are still a's").isZero();
+    }
+
+    @Test
     void abandoningLeavesTheQueueAndWakesTheNextIfItWasFirst() throws Exception {
         acquire("a", 1, 10_000, 2, false);
         acquire("w1", 2, 10_000, 2, true);
@@ -262,9 +271,15 @@ class SemaphoreScriptsIT {
                 Long.toString(token), keys.channel(), "0");
     }
 
+    /** Whether {@code owner}, which held nothing before it waited, was in the queue when it abandoned. */
     private long abandon(String owner) {
-        return commands.eval(SemaphoreCalls.ABANDON.body(), ScriptOutputType.INTEGER, fiveKeys(), owner,
-                keys.channel(), "0");
+        return abandonReply(owner, 0).get(0);
+    }
+
+    /** {@code {queued, orphan}} of the abandon of an attempt that held {@code heldToken} before. */
+    private List<Long> abandonReply(String owner, long heldToken) {
+        return commands.eval(SemaphoreCalls.ABANDON.body(), ScriptOutputType.MULTI, fiveKeys(), owner,
+                keys.channel(), "0", Long.toString(heldToken));
     }
 
     private long setPermits(int total) {
