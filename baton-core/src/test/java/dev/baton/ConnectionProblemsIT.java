@@ -62,7 +62,9 @@ class ConnectionProblemsIT {
         assertThatThrownBy(() -> TestBatons.connect(server.uri()))
                 .isExactlyInstanceOf(BatonException.class)
                 .hasMessageContaining("Redis at " + server.host() + ":" + server.port())
-                .hasMessageContaining("requires authentication, and no password was given");
+                .hasMessageContaining("requires authentication, and no password was given: put it in the uri as "
+                        + "redis://:password@host:port (redis://user:password@host:port for an ACL user, "
+                        + "percent-encoded), or give it as the configuration's password");
     }
 
     @Test

@@ -82,9 +82,9 @@ public final class Demo {
         try {
             options = DemoOptions.parse(args);
         } catch (DemoOptions.UsageException e) {
+            // The one problem and where to read more: the whole usage text would bury the line that matters.
             out.println("baton-demo: " + e.getMessage());
-            out.println();
-            out.print(DemoOptions.usage());
+            out.println("run with --help for the options");
             out.flush();
             return EXIT_USAGE;
         }
@@ -149,11 +149,25 @@ public final class Demo {
                 baton.close();
             }
             out.println("baton-demo: " + e.getMessage());
-            out.println(options.redisUri().isPresent()
-                    ? "Check the host, port and password given with --redis. No worker was started."
-                    : "The redis-server the demo started does not answer. No worker was started.");
+            out.println(options.redisUri().isEmpty()
+                    ? "The redis-server the demo started does not answer. No worker was started."
+                    : aboutCredentials(e)
+                    ? "The password goes in the --redis URI: redis://:password@host:port, or "
+                            + "redis://user:password@host:port for an ACL user (percent-encode characters such as "
+                            + "@ : / #). No worker was started."
+                    : "Check the host and port given with --redis. No worker was started.");
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether Baton's refusal is about the password: then the one way a command-line user can give it (the URI) is
+     * worth spelling out, whatever setting Baton's own message names for programs.
+     */
+    private static boolean aboutCredentials(BatonException e) {
+        String m = String.valueOf(e.getMessage());
+        return m.contains("requires authentication") || m.contains("refused the credentials")
+                || m.contains("did not accept the authentication");
     }
 
     private int runAndCheck(String uri, Baton baton, long deadline) {

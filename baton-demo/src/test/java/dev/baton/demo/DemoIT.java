@@ -132,6 +132,24 @@ class DemoIT {
     }
 
     @Test
+    void aMissingPasswordIsToldAsTheUriFormACommandLineUserCanGive() {
+        try (RedisServer redis = RedisServer.start(List.of("--requirepass", "the-right-one"))) {
+            Outcome run = Outcome.of("--redis", redis.uri());
+
+            assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE);
+            assertThat(run.output)
+                    .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
+                            + " requires authentication, and no password was given: put it in the uri as "
+                            + "redis://:password@host:port .*$")
+                    .containsPattern("(?m)^The password goes in the --redis URI: redis://:password@host:port, .*"
+                            + "No worker was started\\.$")
+                    // a setting of the Java API, which a command-line user has no way to call
+                    .doesNotContain("BatonConfig", "Builder", "the-right-one", "workers:", "Exception", "\tat ");
+        }
+        assertNoWorkerLeft();
+    }
+
+    @Test
     void aRunThatOutlivesItsTimeoutFailsAndKillsItsWorkers() {
         Outcome run = Outcome.of("--workers", "2", "--acquisitions", "1000000", "--timeout", "4");
 
@@ -155,9 +173,21 @@ class DemoIT {
         Outcome run = Outcome.of(args.split(" "));
 
         assertThat(run.code).as(run.output).isEqualTo(2);
+        // The one problem and where to read more, not the whole usage text that would bury it.
+        assertThat(run.output.lines()).hasSize(2);
         assertThat(run.output.lines().findFirst()).hasValueSatisfying(
                 line -> assertThat(line).startsWith("baton-demo: ").contains(flag));
-        assertThat(run.output).contains("Usage: java -jar baton-demo.jar");
+        assertThat(run.output).endsWith("run with --help for the options" + System.lineSeparator())
+                .doesNotContain("Usage:");
+    }
+
+    @Test
+    void anUnknownOptionIsNamedAlone() {
+        Outcome run = Outcome.of("--foo");
+
+        assertThat(run.code).isEqualTo(Demo.EXIT_USAGE);
+        assertThat(run.output.lines()).containsExactly("baton-demo: unknown option --foo",
+                "run with --help for the options");
     }
 
     @Test

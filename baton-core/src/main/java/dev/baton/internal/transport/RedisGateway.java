@@ -590,9 +590,11 @@ public final class RedisGateway implements Transport {
         if (reply.startsWith("NOAUTH")) {
             return new BatonException(credentialsGiven
                     ? at + " did not accept the authentication Baton sent (" + reply + ")"
-                    : at + " requires authentication, and no password was given: put it in the uri "
-                            + "(redis://user:password@host, percent-encoded) or pass it to BatonConfig.Builder"
-                            + ".password(...)", e);
+                    // Worded for every way Baton is configured: a program, the starter's properties, the demo's
+                    // command line; only the uri form is common to all of them.
+                    : at + " requires authentication, and no password was given: put it in the uri as "
+                            + "redis://:password@host:port (redis://user:password@host:port for an ACL user, "
+                            + "percent-encoded), or give it as the configuration's password", e);
         }
         if (reply.startsWith("WRONGPASS") || reply.contains("invalid password")) {
             return new BatonException(at + " refused the credentials: wrong user name or password, or the user is "
