@@ -108,7 +108,7 @@ class DemoIT {
             assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE).isEqualTo(3);
             assertThat(run.output)
                     .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
-                            + " could not be reached$")
+                            + " could not be reached: nothing listens on that port \\(connection refused\\)$")
                     .contains("No worker was started.")
                     .doesNotContain("workers:", "Exception", "\tat ", "result:");
         }
