@@ -98,11 +98,6 @@ public final class PlainRedisProbe {
         }
     }
 
-    /** Whether a port answers a plain, unencrypted {@code PING} as Redis does (with a status or an error line). */
-    public static boolean answersPlainRedis(RedisAddress.HostAndPort target, Duration timeout) {
-        return kind(firstReply(target, timeout)) == Answer.REDIS;
-    }
-
     /** What a port answered to a plain {@code PING}, as far as its first bytes tell. */
     public enum Answer {
         /** Nothing: unreachable, silent, or closed without a word. Nothing more can be told. */
