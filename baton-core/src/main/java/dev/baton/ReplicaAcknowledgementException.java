@@ -18,9 +18,13 @@ import java.time.Duration;
 public class ReplicaAcknowledgementException extends BatonException {
     private static final long serialVersionUID = 1L;
 
+    /** The lock whose acquisition was undone; see {@link #lockName()}. */
     private final String lockName;
+    /** How many replicas acknowledged the acquisition; see {@link #acknowledged()}. */
     private final long acknowledged;
+    /** How many replicas had to acknowledge it; see {@link #required()}. */
     private final int required;
+    /** How long Redis waited for the acknowledgements; see {@link #timeout()}. */
     private final Duration timeout;
 
     /**

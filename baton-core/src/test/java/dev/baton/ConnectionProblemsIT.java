@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Level;
 import dev.baton.support.LogCapture;
 import dev.baton.support.Measure;
+import dev.baton.support.NotRedisServer;
 import dev.baton.support.TestBatons;
 import dev.baton.test.RedisServer;
 import io.lettuce.core.KillArgs;
@@ -14,8 +15,10 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URLEncoder;
+import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
@@ -62,7 +65,9 @@ class ConnectionProblemsIT {
         assertThatThrownBy(() -> TestBatons.connect(server.uri()))
                 .isExactlyInstanceOf(BatonException.class)
                 .hasMessageContaining("Redis at " + server.host() + ":" + server.port())
-                .hasMessageContaining("requires authentication, and no password was given");
+                .hasMessageContaining("requires authentication, and no password was given: put it in the uri as "
+                        + "redis://:password@host:port (redis://user:password@host:port for an ACL user, "
+                        + "percent-encoded), or give it as the configuration's password");
     }
 
     @Test
@@ -156,9 +161,72 @@ class ConnectionProblemsIT {
         long start = System.nanoTime();
         assertThatThrownBy(() -> TestBatons.connect("redis://:" + ENCODED + "@127.0.0.1:" + closed))
                 .isExactlyInstanceOf(BatonUnavailableException.class)
-                .hasMessageContaining("Redis at 127.0.0.1:" + closed + " could not be reached")
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(PASSWORD));
+                .hasMessage("Redis at 127.0.0.1:" + closed + " could not be reached: nothing listens on that port "
+                        + "(connection refused)");
         assertThat(Measure.millisSince(start)).isLessThan(10_000);
+    }
+
+    @Test
+    void aPortThatAnswersHttpIsNotTakenForAnUnreachableRedis() throws IOException {
+        try (NotRedisServer web = NotRedisServer.answering(NotRedisServer.HTTP_400)) {
+            assertNotRedis(web, "redis", " (it answers like an HTTP server)");
+            // The same care with TLS asked for: the port is no TLS port, and no Redis either.
+            assertNotRedis(web, "rediss", " (it answers like an HTTP server)");
+        }
+    }
+
+    @Test
+    void aServerThatSendsAWebPageAtOnceIsNotRedis() throws IOException {
+        // Lettuce reads the page as a reply and fails on its first byte: "Invalid first byte: 60 (<)".
+        try (NotRedisServer page = NotRedisServer.greeting(NotRedisServer.HTML_PAGE)) {
+            assertNotRedis(page, "redis", " (it answers like an HTTP server)");
+        }
+    }
+
+    @Test
+    void aServerOfAnotherProtocolIsNotRedis() throws IOException {
+        try (NotRedisServer ssh = NotRedisServer.greeting(NotRedisServer.SSH_GREETING)) {
+            assertNotRedis(ssh, "redis", "");
+        }
+    }
+
+    @Test
+    void aHostNameThatDoesNotResolveIsToldAsSuch() {
+        String host = "nonexistent.invalid"; // RFC 2606: never resolves
+        String resolver = resolverSays(host);
+        long start = System.nanoTime();
+        Throwable failure = Measure.thrownBy(() -> TestBatons.connect("redis://:" + ENCODED + "@" + host + ":6379"));
+        assertThat(failure).isNotNull();
+        assertThat(failure.getMessage()).doesNotContain(PASSWORD).doesNotContain(ENCODED);
+        if (resolver.contains("Temporary failure")) {
+            // A machine without a reachable name server: the same lookup may succeed later, so it is an outage.
+            assertThat(failure).isExactlyInstanceOf(BatonUnavailableException.class).hasMessage("Redis at " + host
+                    + ":6379 could not be reached: its host name '" + host + "' could not be resolved just now (the "
+                    + "name service did not answer)");
+        } else {
+            assertThat(failure).isExactlyInstanceOf(BatonException.class).hasMessage("Redis at " + host + ":6379: "
+                    + "host name '" + host + "' does not resolve (no such host is known to the name service): check "
+                    + "the host of the uri");
+        }
+        assertThat(Measure.millisSince(start)).isLessThan(10_000);
+    }
+
+    /** What this machine's resolver says about a name that must not resolve. */
+    private static String resolverSays(String host) {
+        try {
+            return "resolved to " + InetAddress.getByName(host);
+        } catch (UnknownHostException e) {
+            return String.valueOf(e.getMessage());
+        }
+    }
+
+    private static void assertNotRedis(NotRedisServer server, String scheme, String what) {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> TestBatons.connect(server.uri(scheme)))
+                .isExactlyInstanceOf(BatonException.class)
+                .hasMessage("Redis at 127.0.0.1:" + server.port() + " answered, but not as Redis" + what + ": check the "
+                        + "host and port of the uri");
+        assertThat(Measure.millisSince(start)).as("within the command timeout and the probe").isLessThan(10_000);
     }
 
     @Test

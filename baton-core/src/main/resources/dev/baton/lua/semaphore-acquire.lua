@@ -17,7 +17,8 @@
 -- ARGV[9]  channel of this semaphore
 -- ARGV[10] "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 --
--- Reply: {1, token}  granted: the caller holds ARGV[2] permits until its lease runs out
+-- Reply: {1, token, total}  granted: the caller holds ARGV[2] permits until its lease runs out; total is the one in
+--                    Redis, which the caller compares with the total it asked for (ARGV[6]) to warn of a mismatch
 --        {0, pttl}   not now: too few permits free, or a live waiter is ahead; pttl is when the next lease runs out,
 --                    if that is what the caller waits for, else 0 (no hint)
 --        {-1, total} never: the semaphore has fewer permits in total than asked for (the caller leaves the queue)
@@ -73,7 +74,7 @@ if (not head or head == ARGV[1]) and total - used >= want then
     -- Permits may be left for the next waiter (several came back at once): wake it, and it wakes the one after.
     sem_wake_head(KEYS[4], KEYS[5], now, total - used - want, ARGV[9], ARGV[10])
   end
-  return {1, number}
+  return {1, number, total}
 end
 if ARGV[7] == '1' then
   if not queued then

@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 
 /**
  * The Baton demo, main class of {@code baton-demo.jar}: starts a Redis (or uses the one given with {@code --redis}),
- * lets {@link DemoWorker} processes fight over one lock while each increments a shared counter the unsafe way, and
- * checks the outcome with a {@link RunSummary}. See {@link DemoOptions#usage()} for the command line.
+ * lets {@link DemoWorker} processes increment a shared counter the unsafe way, first without a lock (an
+ * {@link UnlockedSummary} shows the increments lost and the overlaps caught), then each increment under one lock,
+ * and checks that outcome with a {@link RunSummary}. See {@link DemoOptions#usage()} for the command line.
  *
  * <p>Before any worker starts, the demo checks through Baton that the Redis answers. Whatever happens afterwards
  * (failure, timeout, Ctrl-C), the workers are killed, a Redis the demo started is stopped, and on a user's Redis
@@ -82,9 +83,9 @@ public final class Demo {
         try {
             options = DemoOptions.parse(args);
         } catch (DemoOptions.UsageException e) {
+            // The one problem and where to read more: the whole usage text would bury the line that matters.
             out.println("baton-demo: " + e.getMessage());
-            out.println();
-            out.print(DemoOptions.usage());
+            out.println("run with --help for the options");
             out.flush();
             return EXIT_USAGE;
         }
@@ -113,7 +114,8 @@ public final class Demo {
     private int execute() {
         long deadline = System.nanoTime() + options.timeout().toNanos();
         out.println("Baton demo: " + options.workers() + " worker processes x " + options.acquisitions()
-                + " acquisitions of one lock, each doing an unsafe GET/SET increment of a shared counter");
+                + " unsafe GET/SET increments of a shared counter, once without a lock and once with each increment"
+                + " under one Baton lock");
         Optional<String> uri = redisUri();
         if (uri.isEmpty()) {
             return EXIT_FAILED;
@@ -149,11 +151,25 @@ public final class Demo {
                 baton.close();
             }
             out.println("baton-demo: " + e.getMessage());
-            out.println(options.redisUri().isPresent()
-                    ? "Check the host, port and password given with --redis. No worker was started."
-                    : "The redis-server the demo started does not answer. No worker was started.");
+            out.println(options.redisUri().isEmpty()
+                    ? "The redis-server the demo started does not answer. No worker was started."
+                    : aboutCredentials(e)
+                    ? "The password goes in the --redis URI: redis://:password@host:port, or "
+                            + "redis://user:password@host:port for an ACL user (percent-encode characters such as "
+                            + "@ : / #). No worker was started."
+                    : "Check the host and port given with --redis. No worker was started.");
             return Optional.empty();
         }
+    }
+
+    /**
+     * Whether Baton's refusal is about the password: then the one way a command-line user can give it (the URI) is
+     * worth spelling out, whatever setting Baton's own message names for programs.
+     */
+    private static boolean aboutCredentials(BatonException e) {
+        String m = String.valueOf(e.getMessage());
+        return m.contains("requires authentication") || m.contains("refused the credentials")
+                || m.contains("did not accept the authentication");
     }
 
     private int runAndCheck(String uri, Baton baton, long deadline) {
@@ -168,7 +184,31 @@ public final class Demo {
                     .collect(Collectors.joining(", ")) + "; waiting for them to connect");
             try (FencedCounter resource = FencedCounter.connect(uri, REDIS_TIMEOUT)) {
                 resource.clear();
-                RunSummary summary = runWorkers(fleet, resource, baton, deadline);
+                if (!fleet.awaitReady(deadline)) {
+                    out.println("baton-demo: a worker exited, or the timeout passed, before all were connected; "
+                            + "giving up");
+                    RunSummary summary = new RunSummary(options, stopAndCollect(fleet),
+                            OptionalLong.of(resource.counter()), resource.tokenLog(), Duration.ZERO,
+                            inspectLock(baton));
+                    summary.print(out);
+                    return EXIT_FAILED;
+                }
+                // First what goes wrong without the lock, then the same work under it: the difference is what the
+                // lock buys.
+                out.println();
+                out.println("run 1 of 2: without the lock, every worker increments at will");
+                UnlockedSummary unlocked = runUnlocked(fleet, resource, deadline);
+                unlocked.print(out);
+                if (!unlocked.completed()) {
+                    out.println("baton-demo: the run without the lock did not complete; the run with it was not "
+                            + "started");
+                    out.println("result:         FAIL");
+                    return EXIT_FAILED;
+                }
+                resource.clear();
+                out.println();
+                out.println("run 2 of 2: with the lock, each increment is made under one Baton lock");
+                RunSummary summary = runLocked(fleet, resource, baton, deadline);
                 summary.print(out);
                 return summary.passed() ? EXIT_OK : EXIT_FAILED;
             }
@@ -209,35 +249,64 @@ public final class Demo {
         return Optional.of(server.uri());
     }
 
-    private RunSummary runWorkers(WorkerFleet workers, FencedCounter resource, Baton baton, long deadline)
+    /**
+     * The run without the lock: releases the workers and follows them until each has reported it. If one dies or the
+     * timeout passes first, the others are killed: the run with the lock will not follow.
+     */
+    private UnlockedSummary runUnlocked(WorkerFleet workers, FencedCounter resource, long deadline)
             throws IOException {
-        List<RunSummary.WorkerOutcome> outcomes;
-        long elapsed = 0;
-        if (!workers.awaitReady(deadline)) {
-            out.println("baton-demo: a worker exited, or the timeout passed, before all were connected; giving up");
-            outcomes = stopAndCollect(workers);
-        } else {
-            workers.go();
-            long start = System.nanoTime();
-            ProgressView progress = new ProgressView(out, out == System.out && ProgressView.stdoutIsTerminal(),
-                    options.expectedAcquisitions());
-            boolean timedOut = false;
-            while (!workers.allFinished()) {
-                if (System.nanoTime() - deadline > 0) {
-                    timedOut = true;
-                    break;
-                }
-                progress.update(workers.workers(), System.nanoTime() - start);
-                LockSupport.parkNanos(POLL_NANOS);
+        workers.go();
+        long start = System.nanoTime();
+        ProgressView progress = new ProgressView(out, out == System.out && ProgressView.stdoutIsTerminal(),
+                options.expectedAcquisitions(), false);
+        boolean timedOut = false;
+        while (!workers.allUnlockedReported() && !workers.anyExitedBeforeUnlockedReport()) {
+            if (System.nanoTime() - deadline > 0) {
+                timedOut = true;
+                break;
             }
-            progress.finish(workers.workers(), System.nanoTime() - start);
-            // Up to the last report, not the last exit: closing connections and the JVM is not lock work.
-            elapsed = workers.lastReportNanos().orElse(System.nanoTime()) - start;
-            if (timedOut) {
-                out.println("baton-demo: timed out after " + options.timeout().toSeconds() + " s; killing workers");
-            }
-            outcomes = stopAndCollect(workers);
+            progress.update(workers.workers(), System.nanoTime() - start);
+            LockSupport.parkNanos(POLL_NANOS);
         }
+        progress.finish(workers.workers(), System.nanoTime() - start);
+        long elapsed = workers.lastUnlockedReportNanos().orElse(System.nanoTime()) - start;
+        if (timedOut) {
+            out.println("baton-demo: timed out after " + options.timeout().toSeconds() + " s; killing workers");
+        }
+        List<UnlockedSummary.Outcome> outcomes;
+        if (workers.allUnlockedReported()) {
+            outcomes = workers.workers().stream().map(UnlockedSummary.Outcome::of).toList();
+        } else {
+            workers.awaitExitedDrained(DRAIN_NANOS);
+            outcomes = workers.workers().stream().map(UnlockedSummary.Outcome::of).toList();
+            workers.close();
+        }
+        return new UnlockedSummary(options, outcomes, OptionalLong.of(resource.counter()), Duration.ofNanos(elapsed));
+    }
+
+    /** The run with the lock: releases the workers again and follows them until they have all exited. */
+    private RunSummary runLocked(WorkerFleet workers, FencedCounter resource, Baton baton, long deadline)
+            throws IOException {
+        workers.go();
+        long start = System.nanoTime();
+        ProgressView progress = new ProgressView(out, out == System.out && ProgressView.stdoutIsTerminal(),
+                options.expectedAcquisitions(), true);
+        boolean timedOut = false;
+        while (!workers.allFinished()) {
+            if (System.nanoTime() - deadline > 0) {
+                timedOut = true;
+                break;
+            }
+            progress.update(workers.workers(), System.nanoTime() - start);
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        progress.finish(workers.workers(), System.nanoTime() - start);
+        // Up to the last report, not the last exit: closing connections and the JVM is not lock work.
+        long elapsed = workers.lastReportNanos().orElse(System.nanoTime()) - start;
+        if (timedOut) {
+            out.println("baton-demo: timed out after " + options.timeout().toSeconds() + " s; killing workers");
+        }
+        List<RunSummary.WorkerOutcome> outcomes = stopAndCollect(workers);
         return new RunSummary(options, outcomes, OptionalLong.of(resource.counter()), resource.tokenLog(),
                 Duration.ofNanos(elapsed), inspectLock(baton));
     }

@@ -28,13 +28,16 @@ record DemoOptions(int workers, int acquisitions, Optional<String> redisUri, Dur
         return """
                 Usage: java -jar baton-demo.jar [options]
 
-                Starts a redis-server, then lets worker processes fight over one Baton lock while each does an
-                unsafe GET/SET increment of a shared counter and hands its fencing token to a resource that rejects
-                stale tokens. Prints a summary and exits with 0 if the counter is exact and no token went backwards.
+                Starts a redis-server, then lets worker processes do unsafe GET/SET increments of a shared counter
+                twice: first without a lock, where increments are lost and the resource catches workers overlapping,
+                then each increment under one Baton lock, handing its fencing token to a resource that rejects stale
+                tokens. Prints a summary of each run, explains its columns, and exits with 0 if, with the lock, the
+                counter is exact, nothing overlapped and no token went backwards.
 
                 Options:
                   --workers N        worker processes (default %d)
-                  --acquisitions M   lock acquisitions per worker (default %d)
+                  --acquisitions M   increments per worker in each run, so lock acquisitions in the second
+                                     (default %d)
                   --redis URI        use this Redis (redis://[[user:]password@]host:port[/db]) instead of
                                      starting one. The demo checks that it answers before starting any worker,
                                      touches only keys starting with '%s', and deletes all of them when

@@ -9,13 +9,17 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.Semaphore;
 
 /**
  * One worker process of the demo, started by {@link Demo}; not meant to be run by hand.
  *
- * <p>It connects, prints {@code ready}, waits for {@code go} on stdin (so that all workers start contending at
- * once), then repeats: lock, present the fencing token to the {@link FencedCounter}, increment the counter the unsafe
- * way, unlock. Its stdout carries only {@link WorkerMessage} lines. The Redis URI comes from the environment variable
+ * <p>It connects, prints {@code ready}, and runs twice, each time on a {@code go} on stdin (so that all workers start
+ * at once). First without the lock, to show what the lock prevents: repeats an unsafe increment of the
+ * {@link FencedCounter}, and reports with {@link UnlockedReport}. Then with it: repeats lock, present the fencing
+ * token to the counter, increment it the unsafe way, unlock, and reports with {@link WorkerReport}. Both runs tell the
+ * resource when they enter and leave the critical section, so that it catches overlaps. Its stdout carries only
+ * {@link WorkerMessage} lines. The Redis URI comes from the environment variable
  * {@value #REDIS_URI_ENV} rather than the command line, where {@code ps} would show a password; the acquisition
  * count is the only argument.
  *
@@ -69,15 +73,37 @@ public final class DemoWorker {
              FencedCounter resource = FencedCounter.connect(uri, COMMAND_TIMEOUT)) {
             BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             out.println(new WorkerMessage.Ready().toLine());
-            if (!GO.equals(stdin.readLine())) {
-                return EXIT_PARENT_GONE;
-            }
-            exitWhenParentGoes(stdin);
+            Semaphore go = followParent(stdin);
+            go.acquireUninterruptibly();
+            out.println(unlockedLoop(resource, acquisitions, out).toLine());
+            go.acquireUninterruptibly();
             WorkerReport report = loop(baton.lock(LOCK_NAME), resource, acquisitions, out);
             finished = true; // from here on, the parent closing our stdin is no reason to fail
             out.println(report.toLine());
         }
         return 0;
+    }
+
+    /**
+     * The run without the lock: the same unsafe increment, as often, with nothing to keep the other workers out.
+     * Increments that overlap another worker's are lost, and the resource sees the overlaps.
+     */
+    private static UnlockedReport unlockedLoop(FencedCounter resource, int increments, PrintStream out) {
+        int violations = 0;
+        for (int done = 1; done <= increments; done++) {
+            if (!resource.enter()) {
+                violations++;
+            }
+            try {
+                resource.incrementUnsafely();
+            } finally {
+                resource.leave();
+            }
+            if (done % PROGRESS_EVERY == 0 || done == increments) {
+                out.println(new WorkerMessage.Progress(done, 0).toLine());
+            }
+        }
+        return new UnlockedReport(increments, violations);
     }
 
     private static WorkerReport loop(DistributedLock lock, FencedCounter resource, int acquisitions,
@@ -93,10 +119,17 @@ public final class DemoWorker {
                     first = token;
                 }
                 last = token;
-                if (resource.admit(token)) {
-                    resource.incrementUnsafely();
-                } else {
-                    violations++; // the resource refused the stale holder; its write is dropped, as it should be
+                boolean alone = resource.enter();
+                try {
+                    boolean admitted = resource.admit(token);
+                    if (admitted) {
+                        resource.incrementUnsafely(); // a stale holder's write is dropped, as it should be
+                    }
+                    if (!admitted || !alone) {
+                        violations++; // refused as stale, or another worker was inside too: counted once
+                    }
+                } finally {
+                    resource.leave();
                 }
             } finally {
                 lock.unlock();
@@ -109,14 +142,18 @@ public final class DemoWorker {
     }
 
     /**
-     * The parent keeps our stdin open while it lives, so end of input means it died without killing us (e.g.
-     * {@code kill -9}): stop at once instead of contending for the lock with nobody watching.
+     * Reads the parent's lines on a thread of its own: each {@code go} releases one permit of the returned semaphore
+     * (one per run). The parent keeps our stdin open while it lives, so end of input means it died without killing us
+     * (e.g. {@code kill -9}): stop at once instead of contending for the lock with nobody watching.
      */
-    private static void exitWhenParentGoes(BufferedReader stdin) {
+    private static Semaphore followParent(BufferedReader stdin) {
+        Semaphore go = new Semaphore(0);
         Thread watcher = new Thread(() -> {
             try {
-                while (stdin.readLine() != null) {
-                    // nothing else is sent after go
+                for (String line = stdin.readLine(); line != null; line = stdin.readLine()) {
+                    if (GO.equals(line)) {
+                        go.release();
+                    }
                 }
             } catch (IOException ignored) {
                 // treated like end of input
@@ -127,5 +164,6 @@ public final class DemoWorker {
         }, "parent-watcher");
         watcher.setDaemon(true);
         watcher.start();
+        return go;
     }
 }

@@ -17,7 +17,9 @@ import java.util.List;
  *       the critical section at once would lose an increment;</li>
  *   <li>the fencing check a real storage system would make: it remembers the highest token it has seen and rejects an
  *       access whose token is not above it (which only a stale lock holder could present);</li>
- *   <li>a log of every token presented, in the order the resource saw them, for the parent to verify.</li>
+ *   <li>a log of every token presented, in the order the resource saw them, for the parent to verify;</li>
+ *   <li>an occupancy count: how many workers are inside their GET/SET right now, so that one that enters while
+ *       another is still inside is caught in the act (a violation), with the lock or without it.</li>
  * </ul>
  * The check is itself a read-then-write; it is only sound because callers hold the lock, which is the point.
  */
@@ -31,6 +33,7 @@ final class FencedCounter implements AutoCloseable {
     private static final String COUNTER = KEY_PREFIX + "counter";
     private static final String HIGHEST_TOKEN = KEY_PREFIX + "highest-token";
     private static final String TOKEN_LOG = KEY_PREFIX + "token-log";
+    private static final String INSIDE = KEY_PREFIX + "inside";
 
     /** Long enough for another process to slip in between GET and SET if the lock did not keep it out. */
     private static final long RACE_WINDOW_NANOS = 50_000;
@@ -78,6 +81,21 @@ final class FencedCounter implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Enters the critical section as far as the resource can tell: counts this worker in.
+     *
+     * @return false if another worker was inside already (a violation of mutual exclusion); {@link #leave()} is due
+     *         either way
+     */
+    boolean enter() {
+        return redis.incr(INSIDE) == 1;
+    }
+
+    /** Leaves the critical section entered with {@link #enter()}. */
+    void leave() {
+        redis.decr(INSIDE);
+    }
+
     /** Adds one to the counter the unsafe way: correct only under mutual exclusion. */
     void incrementUnsafely() {
         long value = parse(redis.get(COUNTER));
@@ -98,11 +116,12 @@ final class FencedCounter implements AutoCloseable {
     }
 
     /**
-     * Deletes the resource's keys before a run, so that it starts from zero. Baton's lock keys are left alone: a
-     * worker of this run may already be connected, and the lock is Baton's business while the run lasts.
+     * Deletes the resource's keys before a run, and between the run without the lock and the one with it, so that
+     * each starts from zero. Baton's lock keys are left alone: a worker of this run may already be connected, and the
+     * lock is Baton's business while the run lasts.
      */
     void clear() {
-        redis.del(COUNTER, HIGHEST_TOKEN, TOKEN_LOG);
+        redis.del(COUNTER, HIGHEST_TOKEN, TOKEN_LOG, INSIDE);
     }
 
     /**

@@ -20,14 +20,17 @@ final class ProgressView {
     private final PrintStream out;
     private final boolean terminal;
     private final long total;
+    /** Whether the run takes the lock: only then are there acquisitions and fencing tokens to show. */
+    private final boolean locked;
     private long lastPrintNanos;
     private long lastPrintedDone = -1;
     private int lastLength;
 
-    ProgressView(PrintStream out, boolean terminal, long total) {
+    ProgressView(PrintStream out, boolean terminal, long total, boolean locked) {
         this.out = out;
         this.terminal = terminal;
         this.total = total;
+        this.locked = locked;
         this.lastPrintNanos = System.nanoTime();
     }
 
@@ -93,11 +96,14 @@ final class ProgressView {
         if (workers.size() <= MAX_WORKERS_SHOWN) {
             sb.append("  per worker");
             for (WorkerProcess w : workers) {
-                sb.append(' ').append(w.acquired());
+                sb.append(' ').append(done(w));
             }
         }
-        long token = workers.stream().mapToLong(WorkerProcess::lastToken).max().orElse(0);
-        sb.append(String.format(Locale.ROOT, "  last token %d  %.1f s", token, elapsedNanos / 1e9));
+        if (locked) {
+            long token = workers.stream().mapToLong(WorkerProcess::lastToken).max().orElse(0);
+            sb.append(String.format(Locale.ROOT, "  last token %d", token));
+        }
+        sb.append(String.format(Locale.ROOT, "  %.1f s", elapsedNanos / 1e9));
         return sb.toString();
     }
 
@@ -105,7 +111,11 @@ final class ProgressView {
         return done < 0 || total == 0 ? -1 : (int) (done * 4 / total);
     }
 
-    private static long done(List<WorkerProcess> workers) {
-        return workers.stream().mapToLong(WorkerProcess::acquired).sum();
+    private long done(List<WorkerProcess> workers) {
+        return workers.stream().mapToLong(this::done).sum();
+    }
+
+    private int done(WorkerProcess worker) {
+        return locked ? worker.acquired() : worker.incremented();
     }
 }

@@ -10,7 +10,8 @@ import java.util.OptionalInt;
 import java.util.OptionalLong;
 
 /**
- * The verdict of a run: a table per worker, then the checks that matter. The run passes only if every worker
+ * The verdict of the run with the lock: a table per worker, then the checks that matter, and a legend of the columns
+ * of both runs ({@link UnlockedSummary} is the run without the lock). The run passes only if every worker
  * completed, the counter equals workers x acquisitions (no increment was lost to a race), no fencing token was
  * rejected, and the resource saw one strictly increasing token per acquisition.
  */
@@ -50,6 +51,23 @@ final class RunSummary {
      */
     static final String WHY_TOKENS_ARE_LARGE = "a token is max(last token + 1, the Redis clock in microseconds), so a"
             + " lock's counter may expire after a day unused and tokens still keep increasing";
+
+    /** What each column and line of the two summaries means, printed once before the result. */
+    static final String LEGEND = """
+            what the columns mean:
+              worker        a worker process (a JVM of its own), numbered from 1
+              increments    unsafe GET/SET increments of the shared counter, without the lock (first run)
+              acquisitions  times the worker took the lock, incremented the counter and released it (second run)
+              first token   the fencing token of its first acquisition: Baton issues them strictly increasing, so a
+                            resource can refuse a holder whose lease has run out (a stale token)
+              last token    the fencing token of its last acquisition
+              violations    accesses the resource caught as unsafe: another worker inside its GET/SET at the same
+                            time, or (second run) a fencing token not above the highest it had seen
+              exit          the worker's exit code: 0 when it completed, killed if it was still running when the
+                            run was given up
+              final counter what the counter reads after the run: each increment lost to a race leaves it short
+                            of workers x increments
+            """;
 
     private final DemoOptions options;
     private final List<WorkerOutcome> workers;
@@ -135,7 +153,7 @@ final class RunSummary {
                 + ", expected " + options.expectedAcquisitions() + " (" + options.workers() + " workers x "
                 + options.acquisitions() + " acquisitions): " + (counterMatches() ? "OK" : "MISMATCH"));
         out.println("violations:     " + violations() + (violations() == 0 ? ""
-                : " (the resource rejected stale fencing tokens: two holders overlapped)"));
+                : " (the resource caught two holders at once, or rejected a stale fencing token)"));
         if (elapsed.isZero()) {
             out.println("elapsed:        - (the workers were never released)");
         } else {
@@ -156,6 +174,8 @@ final class RunSummary {
                 w.outputTail().forEach(line -> out.println("    " + line));
             }
         }
+        out.println();
+        out.print(LEGEND);
         out.println("result:         " + (passed() ? "PASS" : "FAIL"));
     }
 

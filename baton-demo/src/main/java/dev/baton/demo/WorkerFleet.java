@@ -7,7 +7,8 @@ import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * All worker processes of one run: started together, released together by {@code go}, killed together. Closing it
+ * All worker processes of one demo: started together, released together by {@code go} (once for the run without the
+ * lock, once for the run with it), killed together. Closing it
  * kills whatever is still running, so it is the one thing the demo's cleanup has to close.
  */
 final class WorkerFleet implements AutoCloseable {
@@ -58,6 +59,24 @@ final class WorkerFleet implements AutoCloseable {
         for (WorkerProcess worker : workers) {
             worker.go();
         }
+    }
+
+    /** Whether every worker has reported the run without the lock. */
+    boolean allUnlockedReported() {
+        return workers.stream().allMatch(w -> w.unlockedReport().isPresent());
+    }
+
+    /** Whether a worker exited before it reported the run without the lock: that run cannot complete. */
+    boolean anyExitedBeforeUnlockedReport() {
+        return workers.stream().anyMatch(w -> w.hasExited() && w.unlockedReport().isEmpty());
+    }
+
+    /** {@link System#nanoTime()} at which the last report of the run without the lock arrived, if all did. */
+    OptionalLong lastUnlockedReportNanos() {
+        if (!allUnlockedReported()) {
+            return OptionalLong.empty();
+        }
+        return workers.stream().mapToLong(WorkerProcess::unlockedReportNanos).max();
     }
 
     boolean allFinished() {

@@ -8,7 +8,7 @@ import java.util.Optional;
  * One line a {@link DemoWorker} prints on stdout for its parent: {@code baton-demo <kind> key=value ...}. Anything
  * else on stdout (there should be nothing) is not a message, so a stray library print cannot confuse the parent.
  */
-sealed interface WorkerMessage permits WorkerMessage.Ready, WorkerMessage.Progress, WorkerReport {
+sealed interface WorkerMessage permits WorkerMessage.Ready, WorkerMessage.Progress, UnlockedReport, WorkerReport {
 
     String PREFIX = "baton-demo ";
 
@@ -24,10 +24,10 @@ sealed interface WorkerMessage permits WorkerMessage.Ready, WorkerMessage.Progre
     }
 
     /**
-     * Acquisitions done so far.
+     * Acquisitions done so far (increments, in the run without the lock).
      *
-     * @param acquired acquisitions completed by this worker
-     * @param token    fencing token of the latest one
+     * @param acquired acquisitions completed by this worker in the current run
+     * @param token    fencing token of the latest one (0 without the lock)
      */
     record Progress(int acquired, long token) implements WorkerMessage {
         @Override
@@ -56,6 +56,8 @@ sealed interface WorkerMessage permits WorkerMessage.Ready, WorkerMessage.Progre
                 case "ready" -> new Ready();
                 case "progress" -> new Progress(Integer.parseInt(fields.get("acquired")),
                         Long.parseLong(fields.get("token")));
+                case "unlocked-done" -> new UnlockedReport(Integer.parseInt(fields.get("increments")),
+                        Integer.parseInt(fields.get("violations")));
                 case "done" -> new WorkerReport(Integer.parseInt(fields.get("acquisitions")),
                         Long.parseLong(fields.get("first-token")), Long.parseLong(fields.get("last-token")),
                         Integer.parseInt(fields.get("violations")));

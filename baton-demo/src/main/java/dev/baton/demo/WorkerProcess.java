@@ -35,8 +35,11 @@ final class WorkerProcess {
     private final Deque<String> outputTail = new ArrayDeque<>();
     private final CountDownLatch streamsClosed = new CountDownLatch(2);
     private volatile boolean ready;
+    private volatile int incremented;
     private volatile int acquired;
     private volatile long lastToken;
+    private volatile UnlockedReport unlockedReport;
+    private volatile long unlockedReportNanos;
     private volatile WorkerReport report;
     private volatile long reportNanos;
 
@@ -79,12 +82,28 @@ final class WorkerProcess {
         return ready;
     }
 
+    /** Increments done in the run without the lock, as far as reported. */
+    int incremented() {
+        return unlockedReport != null ? unlockedReport.increments() : incremented;
+    }
+
+    /** Acquisitions done in the run with the lock, as far as reported. */
     int acquired() {
         return acquired;
     }
 
     long lastToken() {
         return lastToken;
+    }
+
+    /** The report of the run without the lock, once the worker has finished it. */
+    Optional<UnlockedReport> unlockedReport() {
+        return Optional.ofNullable(unlockedReport);
+    }
+
+    /** {@link System#nanoTime()} at which the report of the run without the lock arrived, once it did. */
+    long unlockedReportNanos() {
+        return unlockedReportNanos;
     }
 
     Optional<WorkerReport> report() {
@@ -96,7 +115,7 @@ final class WorkerProcess {
         return reportNanos;
     }
 
-    /** Lets a {@linkplain #isReady() ready} worker start its loop. */
+    /** Lets a {@linkplain #isReady() ready} worker start its next run: the one without the lock, then the other. */
     void go() throws IOException {
         OutputStream stdin = process.getOutputStream();
         stdin.write((DemoWorker.GO + "\n").getBytes(StandardCharsets.UTF_8));
@@ -146,8 +165,16 @@ final class WorkerProcess {
         }
         WorkerMessage m = message.get();
         if (m instanceof WorkerMessage.Progress p) {
-            acquired = p.acquired();
-            lastToken = p.token();
+            // Until its report, progress is of the run without the lock (one reader thread, so in order).
+            if (unlockedReport == null) {
+                incremented = p.acquired();
+            } else {
+                acquired = p.acquired();
+                lastToken = p.token();
+            }
+        } else if (m instanceof UnlockedReport u) {
+            unlockedReportNanos = System.nanoTime();
+            unlockedReport = u;
         } else if (m instanceof WorkerReport r) {
             reportNanos = System.nanoTime();
             report = r;

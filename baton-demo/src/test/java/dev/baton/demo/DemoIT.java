@@ -33,6 +33,16 @@ class DemoIT {
         Outcome run = Outcome.of("--workers", "3", "--acquisitions", "40");
 
         assertThat(run.code).as(run.output).isZero();
+        // First the same work without the lock: how much it loses is a matter of timing, so only its report is
+        // checked here (UnlockedSummaryTest checks the wording); then the run with the lock, which must be exact.
+        assertThat(run.output.indexOf("run 1 of 2: without the lock")).isPositive()
+                .isLessThan(run.output.indexOf("run 2 of 2: with the lock"));
+        Matcher unlocked = Pattern.compile("(?m)^final counter:\\s+(\\d+), expected 120 \\(3 workers x 40 "
+                + "increments\\): (\\d+ increments lost|nothing lost this time).*$").matcher(run.output);
+        assertThat(unlocked.find()).as(run.output).isTrue();
+        assertThat(Long.parseLong(unlocked.group(1))).isBetween(1L, 120L);
+        assertThat(run.output.lines().filter(l -> l.matches("\\s+[123]\\s+40\\s+\\d+"))).hasSize(3);
+        assertThat(run.output).contains("what the columns mean:", "  violations    accesses the resource caught");
         assertThat(run.output)
                 .containsPattern("(?m)^final counter:\\s+120, expected 120 \\(3 workers x 40 acquisitions\\): OK$")
                 .containsPattern("(?m)^violations:\\s+0$")
@@ -59,8 +69,9 @@ class DemoIT {
             assertThat(run.output).contains("using " + redis.uri())
                     .doesNotContain("started redis-server")
                     .containsPattern("(?m)^final counter:\\s+40, expected 40 .*: OK$")
-                    // the counter, the highest token and the token log of the resource, and Baton's fencing counter
-                    .containsPattern("(?m)^redis:\\s+deleted the demo's 4 keys \\(baton-demo:\\*\\) from "
+                    // the counter, the highest token, the token log and the occupancy count of the resource, and
+                    // Baton's fencing counter
+                    .containsPattern("(?m)^redis:\\s+deleted the demo's 5 keys \\(baton-demo:\\*\\) from "
                             + Pattern.quote(redis.uri()) + "; it left nothing behind$");
             assertThat(redis.command("PING")).isEqualTo("PONG");
             assertThat(redis.command("GET", "users:1")).isEqualTo("kept");
@@ -79,8 +90,8 @@ class DemoIT {
                         "--acquisitions", "1000000"));
                 await().atMost(Duration.ofMinutes(2)).until(() -> running.isDone() || counter(redis) > 0);
                 assertThat(running.isDone()).as("the demo ended before any increment").isFalse();
-                // Killed in the middle of their loop, one of them most likely holding the lock: the run fails with
-                // the lock hash and all the resource's keys in Redis.
+                // Killed in the middle of their first run (without the lock, which a million increments do not
+                // finish): the run fails with the resource's keys in Redis.
                 workerProcesses().forEach(ProcessHandle::destroyForcibly);
 
                 Outcome run = running.get(2, TimeUnit.MINUTES);
@@ -108,7 +119,7 @@ class DemoIT {
             assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE).isEqualTo(3);
             assertThat(run.output)
                     .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
-                            + " could not be reached$")
+                            + " could not be reached: nothing listens on that port \\(connection refused\\)$")
                     .contains("No worker was started.")
                     .doesNotContain("workers:", "Exception", "\tat ", "result:");
         }
@@ -127,6 +138,24 @@ class DemoIT {
                     .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
                             + " refused the credentials: wrong user name or password, or the user is disabled$")
                     .doesNotContain("not-the-password", "the-right-one", "workers:", "Exception", "\tat ");
+        }
+        assertNoWorkerLeft();
+    }
+
+    @Test
+    void aMissingPasswordIsToldAsTheUriFormACommandLineUserCanGive() {
+        try (RedisServer redis = RedisServer.start(List.of("--requirepass", "the-right-one"))) {
+            Outcome run = Outcome.of("--redis", redis.uri());
+
+            assertThat(run.code).as(run.output).isEqualTo(Demo.EXIT_REDIS_UNAVAILABLE);
+            assertThat(run.output)
+                    .containsPattern("(?m)^baton-demo: Redis at 127\\.0\\.0\\.1:" + redis.port()
+                            + " requires authentication, and no password was given: put it in the uri as "
+                            + "redis://:password@host:port .*$")
+                    .containsPattern("(?m)^The password goes in the --redis URI: redis://:password@host:port, .*"
+                            + "No worker was started\\.$")
+                    // a setting of the Java API, which a command-line user has no way to call
+                    .doesNotContain("BatonConfig", "Builder", "the-right-one", "workers:", "Exception", "\tat ");
         }
         assertNoWorkerLeft();
     }
@@ -155,9 +184,21 @@ class DemoIT {
         Outcome run = Outcome.of(args.split(" "));
 
         assertThat(run.code).as(run.output).isEqualTo(2);
+        // The one problem and where to read more, not the whole usage text that would bury it.
+        assertThat(run.output.lines()).hasSize(2);
         assertThat(run.output.lines().findFirst()).hasValueSatisfying(
                 line -> assertThat(line).startsWith("baton-demo: ").contains(flag));
-        assertThat(run.output).contains("Usage: java -jar baton-demo.jar");
+        assertThat(run.output).endsWith("run with --help for the options" + System.lineSeparator())
+                .doesNotContain("Usage:");
+    }
+
+    @Test
+    void anUnknownOptionIsNamedAlone() {
+        Outcome run = Outcome.of("--foo");
+
+        assertThat(run.code).isEqualTo(Demo.EXIT_USAGE);
+        assertThat(run.output.lines()).containsExactly("baton-demo: unknown option --foo",
+                "run with --help for the options");
     }
 
     @Test

@@ -12,6 +12,7 @@ class WorkerMessageTest {
         WorkerMessage[] messages = {
             new WorkerMessage.Ready(),
             new WorkerMessage.Progress(40, 1_795_335_233_268_317L),
+            new UnlockedReport(250, 187),
             new WorkerReport(250, 1_795_335_233_268_317L, 1_795_335_234_105_412L, 2),
         };
         for (WorkerMessage message : messages) {
@@ -24,6 +25,7 @@ class WorkerMessageTest {
         assertThat(WorkerMessage.parse("SLF4J: Defaulting to no-operation (NOP) logger implementation")).isEmpty();
         assertThat(WorkerMessage.parse("baton-demo progress acquired=ten token=1")).isEmpty();
         assertThat(WorkerMessage.parse("baton-demo done acquisitions=3")).isEmpty();
+        assertThat(WorkerMessage.parse("baton-demo unlocked-done increments=3")).isEmpty();
         assertThat(WorkerMessage.parse("baton-demo hello")).isEmpty();
         assertThat(WorkerMessage.parse("baton-demo ")).isEmpty();
     }

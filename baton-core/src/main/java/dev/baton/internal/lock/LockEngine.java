@@ -102,6 +102,8 @@ public final class LockEngine implements AutoCloseable {
     private final FairLockDriver fair;
     private final long recheckNanos;
     private final int localHandoffLimit;
+    /** Warns once per semaphore name of a total in Redis other than the one asked for. */
+    private final SemaphoreTotals semaphoreTotals = new SemaphoreTotals();
 
     private LockEngine(BatonRuntime runtime, boolean owned) {
         this.runtime = runtime;
@@ -201,7 +203,7 @@ public final class LockEngine implements AutoCloseable {
         Require.positive(permits, "permits");
         checkOpen();
         plainLocksOnly("semaphore '" + name + "'", "its holders, queue and total");
-        return new RedisSemaphore(this, SemaphoreCalls.of(gateway, config, permits), keys);
+        return new RedisSemaphore(this, SemaphoreCalls.of(gateway, config, permits, semaphoreTotals), keys);
     }
 
     /**

@@ -29,9 +29,10 @@ import java.util.concurrent.CompletableFuture;
  * @param tokenRetentionMillis how long the total and the fencing counter outlive the last lease
  * @param waiterTtlMillis      how long a waiter keeps its place in the queue without trying again
  * @param initialPermits       the total written by the first acquisition of a semaphore that is new
+ * @param totals               where a total in Redis other than {@code initialPermits} is reported (one per Baton)
  */
-record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterTtlMillis, int initialPermits)
-        implements LockDriver {
+record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterTtlMillis, int initialPermits,
+                      SemaphoreTotals totals) implements LockDriver {
 
     static final Script ACQUIRE = Script.load("semaphore-acquire", "owns", "notify", "mint-token", "semaphore-state");
     static final Script RELEASE = Script.load("semaphore-release", "owns", "notify", "semaphore-state");
@@ -46,9 +47,10 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
      * tries to reach Redis (a try that takes longer fails the wait and withdraws it). A waiter that stops trying
      * (its process died or hangs) stops blocking the queue that much later.
      */
-    static SemaphoreCalls of(Transport gateway, BatonConfig config, int initialPermits) {
+    static SemaphoreCalls of(Transport gateway, BatonConfig config, int initialPermits, SemaphoreTotals totals) {
         long waiterTtl = config.recheckInterval().plus(config.commandTimeout().multipliedBy(2)).toMillis();
-        return new SemaphoreCalls(gateway, config.fencingTokenRetention().toMillis(), waiterTtl, initialPermits);
+        return new SemaphoreCalls(gateway, config.fencingTokenRetention().toMillis(), waiterTtl, initialPermits,
+                totals);
     }
 
     /** The keys of a semaphore: {@code <ns>:semaphore:{<name>}} and its suffixes (docs/key-layout.md). */
@@ -105,6 +107,9 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
                 Long.toString(waiterTtlMillis), k.channel(), sharded()).thenApply(reply -> {
                     long outcome = reply.get(0);
                     if (outcome == 1) {
+                        if (reply.size() > 2) {
+                            totals.seen(k.name(), initialPermits, reply.get(2));
+                        }
                         return new Acquired(true, reply.get(1), 1, 0);
                     }
                     if (outcome == 0) {
@@ -177,6 +182,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
      * @return the previous total, 0 if the semaphore was new
      */
     CompletableFuture<Long> setPermits(LockKeys keys, int permits) {
+        totals.setDeliberately(keys.name());
         return gateway.run(SET_PERMITS, ScriptOutputType.INTEGER, new String[] {keys.lock(), queue(keys)},
                 Integer.toString(permits), Long.toString(tokenRetentionMillis), keys.channel(), sharded());
     }
@@ -195,7 +201,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
 
     /** {@code semaphore-inspect.lua} without the holders: the total and the permits held. */
     CompletableFuture<Counts> counts(LockKeys keys) {
-        return inspectScript(keys, false).thenApply(r -> new Counts(total(r), ((Long) r.get(1)).intValue()));
+        return inspectScript(keys, false).thenApply(r -> new Counts(total(keys, r), ((Long) r.get(1)).intValue()));
     }
 
     /** {@code semaphore-inspect.lua}: the whole state, for operators. */
@@ -205,7 +211,8 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
             for (int i = 4; i + 2 < r.size(); i += 3) {
                 holders.add(holder((String) r.get(i), (String) r.get(i + 1), (Long) r.get(i + 2)));
             }
-            return new SemaphoreInfo(keys.name(), total(r), Math.max(0, total(r) - ((Long) r.get(1)).intValue()),
+            int total = total(keys, r);
+            return new SemaphoreInfo(keys.name(), total, Math.max(0, total - ((Long) r.get(1)).intValue()),
                     holders, ((Long) r.get(2)).intValue(), (Long) r.get(3));
         });
     }
@@ -216,9 +223,13 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
                 holders ? "1" : "0");
     }
 
-    private int total(List<Object> reply) {
+    private int total(LockKeys keys, List<Object> reply) {
         long stored = (Long) reply.get(0);
-        return stored < 0 ? initialPermits : (int) stored;
+        if (stored < 0) {
+            return initialPermits;
+        }
+        totals.seen(keys.name(), initialPermits, stored);
+        return (int) stored;
     }
 
     /** One holder from its owner id, its entry {@code "<token> <permits> <instance> <pid> <host> <thread>"}. */

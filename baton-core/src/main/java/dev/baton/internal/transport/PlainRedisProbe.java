@@ -17,8 +17,9 @@ import javax.net.ssl.SSLSocketFactory;
 
 /**
  * Questions asked on a socket of its own after a connection failed, so that the user is told what is wrong instead
- * of a bare "could not be reached": whether a port speaks plain, unencrypted Redis (after a TLS connection failed) or
- * TLS (after a plain one failed), and whether a server hung up because of the credentials.
+ * of a bare "could not be reached": whether a port speaks plain, unencrypted Redis (after a TLS connection failed),
+ * TLS (after a plain one failed) or something else than Redis (an HTTP server), and whether a server hung up because
+ * of the credentials.
  */
 public final class PlainRedisProbe {
     private static final int MAX_WAIT_MILLIS = 1_000;
@@ -97,18 +98,57 @@ public final class PlainRedisProbe {
         }
     }
 
-    public static boolean answersPlainRedis(RedisAddress.HostAndPort target, Duration timeout) {
+    /** What a port answered to a plain {@code PING}, as far as its first bytes tell. */
+    public enum Answer {
+        /** Nothing: unreachable, silent, or closed without a word. Nothing more can be told. */
+        NOTHING,
+        /** A status, error or other RESP reply: Redis, or something that speaks its protocol. */
+        REDIS,
+        /** A TLS record (an alert, most likely): a TLS port, whose own explanations come from the handshake. */
+        TLS,
+        /** An HTTP status line or markup: a web server or a proxy's web page, not Redis. */
+        HTTP,
+        /** Bytes that are none of the above: a server of some other protocol. */
+        OTHER
+    }
+
+    /**
+     * Sends a plain {@code PING} on a socket of its own and reads the first bytes of the answer (at most 16), or
+     * returns an empty array if there was none within the timeout (capped at a second). Used only after a connection
+     * failed, to tell the user what listens on that port; nothing but the {@code PING} is sent.
+     */
+    public static byte[] firstReply(RedisAddress.HostAndPort target, Duration timeout) {
         int millis = (int) Math.max(1, Math.min(MAX_WAIT_MILLIS, timeout.toMillis()));
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(target.host(), target.port()), millis);
             socket.setSoTimeout(millis);
             socket.getOutputStream().write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            InputStream in = socket.getInputStream();
-            int first = in.read();
-            return first == '+' || first == '-';
+            byte[] buffer = new byte[16];
+            int n = socket.getInputStream().read(buffer);
+            return n <= 0 ? new byte[0] : Arrays.copyOf(buffer, n);
         } catch (IOException | RuntimeException e) {
-            return false; // unreachable, or not plain Redis: nothing more to tell
+            return new byte[0]; // unreachable, or silent: nothing more to tell
         }
+    }
+
+    /**
+     * What the first bytes of an answer show. Redis answers with a RESP type byte; a TLS server with a record whose
+     * first byte is its content type (21 an alert, 22 a handshake); an HTTP server with {@code HTTP/} or, for some
+     * servers and proxies, straight away with an HTML page ({@code <}).
+     */
+    public static Answer kind(byte[] first) {
+        if (first.length == 0) {
+            return Answer.NOTHING;
+        }
+        String start = new String(first, StandardCharsets.ISO_8859_1);
+        if (start.startsWith("HTTP/") || start.startsWith("<")) {
+            return Answer.HTTP;
+        }
+        return switch (first[0]) {
+            case '+', '-', ':', '$', '*', '_', '#', ',', '(', '!', '=', '%', '~', '>', '|' -> Answer.REDIS;
+            case 21, 22 -> Answer.TLS;
+            default -> Answer.OTHER;
+        };
     }
 }

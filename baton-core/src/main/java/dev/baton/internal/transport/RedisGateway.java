@@ -40,7 +40,9 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.Arrays;
@@ -63,7 +65,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Baton's only door to Redis: one Lettuce client, one command connection, scripts by SHA with a NOSCRIPT fallback,
  * and the translation of Lettuce failures into Baton's exceptions, with messages that say what is wrong (an
- * unreachable server, a refused password, a missing permission, a wrong database, TLS against a plain port) and never
+ * unreachable server, a port nothing listens on, a host name that does not resolve, a port where another server than
+ * Redis answers, a refused password, a missing permission, a wrong database, TLS against a plain port) and never
  * contain credentials.
  *
  * <p>Commands are rejected at once while the connection is down (instead of queueing until a timeout), every command
@@ -533,14 +536,29 @@ public final class RedisGateway implements Transport {
                 && e.getMessage().contains("-READONLY ");
     }
 
-    /** Why the first connection failed: a configuration mistake if Redis said so, otherwise unreachable. */
+    /**
+     * Why the first connection failed, told as what was found: a configuration mistake if Redis said so or the
+     * address leads to no Redis (a host name that does not resolve, a server of another protocol), otherwise
+     * unreachable.
+     */
     private RuntimeException connectFailure(RuntimeException e, Duration took) {
-        // First, as a plain port read as TLS fails in ways the TLS explanations below could take for their own.
-        if (address.tls() && redisReply(e) == null
-                && PlainRedisProbe.answersPlainRedis(address.hosts().get(0), commandTimeout)) {
-            return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri asks "
-                    + "for TLS (" + address.scheme() + "://): use " + address.scheme().replace("rediss", "redis")
-                    + "://, or connect to the server's TLS port", e);
+        RuntimeException unresolved = unresolvedHost(e);
+        if (unresolved != null) {
+            return unresolved; // first: no probe below could reach a host that has no address
+        }
+        // Then a plain port read as TLS, which fails in ways the TLS explanations below could take for their own.
+        if (address.tls() && redisReply(e) == null) {
+            PlainRedisProbe.Answer plain = PlainRedisProbe.kind(PlainRedisProbe.firstReply(address.hosts().get(0),
+                    commandTimeout));
+            if (plain == PlainRedisProbe.Answer.REDIS) {
+                return new BatonException("Redis at " + endpoint + " answers plain, unencrypted Redis, but the uri "
+                        + "asks for TLS (" + address.scheme() + "://): use " + address.scheme().replace("rediss",
+                        "redis") + "://, or connect to the server's TLS port", e);
+            }
+            if (!address.sentinel() && !cluster
+                    && (plain == PlainRedisProbe.Answer.HTTP || plain == PlainRedisProbe.Answer.OTHER)) {
+                return notRedis(plain, e);
+            }
         }
         BatonException tls = TlsHandshakeFailure.explain(e, "Redis at " + endpoint);
         if (tls != null) {
@@ -568,6 +586,19 @@ public final class RedisGateway implements Transport {
                     + "Redis (redis://): use rediss://" + (address.sentinel() ? "" : ", or the server's plain port"),
                     e);
         }
+        if (!address.tls() && !address.sentinel() && !cluster && (protocolError(e) || closedEarly(e))) {
+            // Something answered, and Lettuce could not read it as Redis (or it hung up after answering): ask it
+            // once more to tell an HTTP server from Redis that hung up for its own reasons (handled below).
+            PlainRedisProbe.Answer answer = PlainRedisProbe.kind(PlainRedisProbe.firstReply(address.hosts().get(0),
+                    commandTimeout));
+            if (answer == PlainRedisProbe.Answer.HTTP || answer == PlainRedisProbe.Answer.OTHER) {
+                return notRedis(answer, e);
+            }
+            if (protocolError(e) && answer == PlainRedisProbe.Answer.NOTHING) {
+                return notRedis(mentionsAnywhere(e, "(<)") || mentionsAnywhere(e, "(H)")
+                        ? PlainRedisProbe.Answer.HTTP : PlainRedisProbe.Answer.OTHER, e);
+            }
+        }
         if (took.compareTo(commandTimeout) >= 0 || mentionsTimeout(e)) {
             return unavailable("did not complete the connection within " + commandTimeout, e);
         }
@@ -582,7 +613,52 @@ public final class RedisGateway implements Transport {
                     + (credentialsGiven ? "Redis 6 does that on a wrong password; " : "")
                     + (address.tls() ? "is it a TLS port?)" : "if that port expects TLS, use rediss://)"), e);
         }
-        return unavailable(cluster ? "could not be reached (none of the seeds answered)" : "could not be reached", e);
+        if (cluster) {
+            return unavailable("could not be reached (none of the seeds answered)", e);
+        }
+        if (Causes.find(e, RedisGateway::refused) != null) {
+            // Kept an outage: a server that is restarting refuses connections for a moment, and retrying helps.
+            return unavailable("could not be reached: nothing listens on that port (connection refused)", e);
+        }
+        return unavailable("could not be reached", e);
+    }
+
+    /**
+     * A host name that does not resolve, told as such rather than as an unreachable server: a configuration error
+     * (a typo, a name of another network) that no retry cures, unless the resolver itself failed for the moment.
+     * Null if no name failed to resolve.
+     */
+    private RuntimeException unresolvedHost(Throwable e) {
+        Throwable unknown = Causes.find(e, t -> t instanceof UnknownHostException);
+        if (unknown == null || cluster || address.sentinel()) {
+            return null; // a seed or a sentinel of several: the others' failures say more (see the callers above)
+        }
+        String host = address.hosts().get(0).host();
+        String why = String.valueOf(unknown.getMessage());
+        if (why.contains("Temporary failure") || why.contains("try again")) {
+            return unavailable("could not be reached: its host name '" + host + "' could not be resolved just now "
+                    + "(the name service did not answer)", e);
+        }
+        return new BatonException("Redis at " + endpoint + ": host name '" + host + "' does not resolve (no such "
+                + "host is known to the name service): check the host of the uri", e);
+    }
+
+    /** Something answered on the port, but not as Redis: the uri points at another server, most often a web one. */
+    private BatonException notRedis(PlainRedisProbe.Answer answer, Throwable e) {
+        return new BatonException("Redis at " + endpoint + " answered, but not as Redis"
+                + (answer == PlainRedisProbe.Answer.HTTP ? " (it answers like an HTTP server)" : "")
+                + ": check the host and port of the uri", e);
+    }
+
+    /** Whether Lettuce could not parse what the server sent, e.g. {@code Invalid first byte: 60 (<)} from HTML. */
+    private static boolean protocolError(Throwable e) {
+        return Causes.find(e, t -> t.getClass().getSimpleName().equals("RedisProtocolException")
+                || String.valueOf(t.getMessage()).startsWith("Invalid first byte")) != null;
+    }
+
+    /** A connection the host refused: it is up, but nothing listens on the port. */
+    private static boolean refused(Throwable t) {
+        return t instanceof ConnectException && String.valueOf(t.getMessage()).contains("refused");
     }
 
     /**
@@ -598,9 +674,11 @@ public final class RedisGateway implements Transport {
         if (reply.startsWith("NOAUTH")) {
             return new BatonException(credentialsGiven
                     ? at + " did not accept the authentication Baton sent (" + reply + ")"
-                    : at + " requires authentication, and no password was given: put it in the uri "
-                            + "(redis://user:password@host, percent-encoded) or pass it to BatonConfig.Builder"
-                            + ".password(...)", e);
+                    // Worded for every way Baton is configured: a program, the starter's properties, the demo's
+                    // command line; only the uri form is common to all of them.
+                    : at + " requires authentication, and no password was given: put it in the uri as "
+                            + "redis://:password@host:port (redis://user:password@host:port for an ACL user, "
+                            + "percent-encoded), or give it as the configuration's password", e);
         }
         if (reply.startsWith("WRONGPASS") || reply.contains("invalid password")) {
             return new BatonException(at + " refused the credentials: wrong user name or password, or the user is "

@@ -85,7 +85,8 @@ final class SentinelLookupFailure {
         }
         if (missing && !dataPasswordGiven) {
             return new BatonException(at + " requires authentication, and no password was given for the data "
-                    + "nodes: put it in the uri or pass it to BatonConfig.Builder.password(...)", failure);
+                    + "nodes: put it in the uri (redis-sentinel://:password@host:port,...#master) or give it as the "
+                    + "configuration's password", failure);
         }
         return new BatonException(at + " refused the credentials given for the data nodes: wrong user name or "
                 + "password (of the uri or password(...)), or the user is disabled", failure);
