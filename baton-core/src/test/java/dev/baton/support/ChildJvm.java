@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,15 +16,19 @@ import java.util.concurrent.TimeUnit;
 /**
  * A separate JVM running a {@code main} class from the test class path, for tests that need real processes (mutual
  * exclusion across JVMs, kill -9, SIGSTOP). Its stdout lines are queued for {@link #awaitLine}; stdin takes commands.
+ * Its stderr (its log lines) goes to a file of its own under {@code target/child-jvms}, named in {@link #awaitLine}'s
+ * failures: inherited, it would bypass the test output redirection and reach the build's console.
  */
 public final class ChildJvm implements AutoCloseable {
     private final Process process;
     private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     private final List<String> allLines = java.util.Collections.synchronizedList(new ArrayList<>());
     private final PrintWriter stdin;
+    private final Path stderr;
 
-    private ChildJvm(Process process) {
+    private ChildJvm(Process process, Path stderr) {
         this.process = process;
+        this.stderr = stderr;
         this.stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         Thread reader = new Thread(() -> {
             try (BufferedReader r = new BufferedReader(
@@ -50,7 +55,9 @@ public final class ChildJvm implements AutoCloseable {
         command.add(System.getProperty("java.class.path"));
         command.add(main.getName());
         command.addAll(List.of(args));
-        return new ChildJvm(new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+        Path logs = Files.createDirectories(Path.of("target", "child-jvms"));
+        Path stderr = Files.createTempFile(logs, main.getSimpleName() + "-", ".log");
+        return new ChildJvm(new ProcessBuilder(command).redirectError(stderr.toFile()).start(), stderr);
     }
 
     /** Waits for the next stdout line starting with {@code prefix} (other lines are skipped). */
@@ -61,7 +68,8 @@ public final class ChildJvm implements AutoCloseable {
             String line = left > 0 ? lines.poll(left, TimeUnit.NANOSECONDS) : null;
             if (line == null) {
                 throw new AssertionError("child " + process.pid() + " printed no line starting with '" + prefix
-                        + "' within " + timeoutSeconds + " s (alive=" + process.isAlive() + "); output: " + allLines);
+                        + "' within " + timeoutSeconds + " s (alive=" + process.isAlive() + "); output: " + allLines
+                        + "; its stderr: " + stderr.toAbsolutePath());
             }
             if (line.startsWith(prefix)) {
                 return line;
