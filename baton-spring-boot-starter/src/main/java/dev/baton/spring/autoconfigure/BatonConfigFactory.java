@@ -9,8 +9,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 
 /**
  * Assembles the {@link BatonConfig} of the auto-configured Baton, in this order: the connection (the
@@ -44,8 +42,8 @@ final class BatonConfigFactory {
      * @throws InvalidConfigurationPropertyValueException if a property has a value Baton cannot use
      * @throws IllegalStateException                      if the settings contradict each other, or the url is malformed
      */
-    static BatonConfig create(DataRedisConnectionDetails details, String url, boolean tlsWithoutBundle,
-                              DataRedisProperties redis,
+    static BatonConfig create(ConnectionSource details, String url, boolean tlsWithoutBundle,
+                              SpringDataRedisProperties redis,
                               BatonProperties baton, ClientResources resources, List<BatonListener> listeners,
                               List<BatonConfigCustomizer> customizers) {
         BatonConfig.Builder builder = BatonConfig.builder();
@@ -112,11 +110,11 @@ final class BatonConfigFactory {
         return true;
     }
 
-    private static Duration commandTimeout(BatonProperties baton, DataRedisProperties redis) {
+    private static Duration commandTimeout(BatonProperties baton, SpringDataRedisProperties redis) {
         if (baton.getCommandTimeout() != null) {
             return positive("baton.command-timeout", baton.getCommandTimeout());
         }
-        Duration clientTimeout = redis.getTimeout();
+        Duration clientTimeout = redis.timeout();
         return clientTimeout == null ? null : positive("spring.data.redis.timeout", clientTimeout);
     }
 

@@ -2,45 +2,42 @@ package dev.baton.spring.autoconfigure;
 
 import java.util.List;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisProperties;
 import org.springframework.boot.ssl.SslBundle;
 import org.springframework.boot.ssl.SslBundles;
 
 /**
- * {@code spring.data.redis.*} seen as {@link DataRedisConnectionDetails}, for applications where Boot's own details
- * bean is absent (its Redis auto-configuration excluded), or where {@code spring.data.redis.url} is set (Boot's bean
- * would read the url with {@code java.net.URI}), so that the starter reads one shape whatever the source. The url is
- * not read here: {@link RedisUrl} hands it to Baton's own parser, and it wins over host, port, database and the
- * credentials as in Boot. Immutable once constructed; thread-safe.
+ * {@code spring.data.redis.*} as a {@link ConnectionSource}: what the starter connects with unless a service connection
+ * replaces the properties, whether Boot's data-redis module is in the application or not, so that both cases read the
+ * properties the same way. The url is not read here: {@link RedisUrl} hands it to Baton's own parser, and it wins over
+ * host, port, database and the credentials as in Boot. Immutable once constructed; thread-safe.
  */
-final class PropertiesConnectionDetails implements DataRedisConnectionDetails {
-    private final DataRedisProperties properties;
+final class PropertiesConnectionDetails implements ConnectionSource {
+    private final SpringDataRedisProperties properties;
     private final SslBundles sslBundles;
 
     /**
      * @param properties the bound {@code spring.data.redis.*}
      * @param sslBundles the application's bundles, or null when it has none
      */
-    PropertiesConnectionDetails(DataRedisProperties properties, SslBundles sslBundles) {
+    PropertiesConnectionDetails(SpringDataRedisProperties properties, SslBundles sslBundles) {
         this.properties = properties;
         this.sslBundles = sslBundles;
     }
 
     @Override
-    public String getUsername() {
-        return properties.getUsername();
+    public String username() {
+        return properties.username();
     }
 
     @Override
-    public String getPassword() {
-        return properties.getPassword();
+    public String password() {
+        return properties.password();
     }
 
     @Override
-    public SslBundle getSslBundle() {
-        String bundle = properties.getSsl().getBundle();
-        if (bundle == null || bundle.isBlank()) {
+    public SslBundle sslBundle() {
+        String bundle = properties.sslBundle();
+        if (bundle == null) {
             return null;
         }
         if (sslBundles == null) {
@@ -51,70 +48,33 @@ final class PropertiesConnectionDetails implements DataRedisConnectionDetails {
     }
 
     @Override
-    public Standalone getStandalone() {
-        return Standalone.of(properties.getHost(), properties.getPort(), properties.getDatabase());
+    public Standalone standalone() {
+        return new Standalone(properties.host(), properties.port(), properties.database());
     }
 
     @Override
-    public Sentinel getSentinel() {
-        DataRedisProperties.Sentinel sentinel = properties.getSentinel();
+    public Sentinel sentinel() {
+        SpringDataRedisProperties.Sentinel sentinel = properties.sentinel();
         if (sentinel == null) {
             return null;
         }
-        int database = properties.getDatabase();
-        List<Node> nodes = nodes(sentinel.getNodes(), "spring.data.redis.sentinel.nodes");
-        return new Sentinel() {
-            @Override
-            public int getDatabase() {
-                return database;
-            }
-
-            @Override
-            public String getMaster() {
-                return sentinel.getMaster();
-            }
-
-            @Override
-            public List<Node> getNodes() {
-                return nodes;
-            }
-
-            @Override
-            public String getUsername() {
-                return sentinel.getUsername();
-            }
-
-            @Override
-            public String getPassword() {
-                return sentinel.getPassword();
-            }
-        };
+        return new Sentinel(properties.database(), sentinel.master(),
+                nodes(sentinel.nodes(), "spring.data.redis.sentinel.nodes"), sentinel.username(),
+                sentinel.password());
     }
 
     @Override
-    public Cluster getCluster() {
-        DataRedisProperties.Cluster cluster = properties.getCluster();
-        if (cluster == null) {
-            return null;
-        }
-        List<Node> nodes = nodes(cluster.getNodes(), "spring.data.redis.cluster.nodes");
-        return () -> nodes;
+    public List<Node> clusterNodes() {
+        List<String> nodes = properties.clusterNodes();
+        return nodes == null ? null : nodes(nodes, "spring.data.redis.cluster.nodes");
     }
 
     @Override
-    public MasterReplica getMasterReplica() {
-        DataRedisProperties.Masterreplica replicas = properties.getMasterreplica();
-        if (replicas == null || replicas.getNodes() == null || replicas.getNodes().isEmpty()) {
-            return null;
-        }
-        List<Node> nodes = nodes(replicas.getNodes(), "spring.data.redis.masterreplica.nodes");
-        return () -> nodes;
+    public boolean masterReplica() {
+        return !properties.masterReplicaNodes().isEmpty();
     }
 
     private static List<Node> nodes(List<String> nodes, String property) {
-        if (nodes == null) {
-            return List.of();
-        }
         return nodes.stream().map(node -> node(node, property)).toList();
     }
 

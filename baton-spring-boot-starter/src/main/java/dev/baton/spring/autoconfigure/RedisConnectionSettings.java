@@ -1,17 +1,16 @@
 package dev.baton.spring.autoconfigure;
 
 import dev.baton.BatonConfig;
+import dev.baton.spring.autoconfigure.ConnectionSource.Node;
 import io.lettuce.core.SslOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails.Node;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * Where and how Baton connects, translated from the application's {@link DataRedisConnectionDetails} into
+ * Where and how Baton connects, translated from a {@link ConnectionSource} into
  * {@link BatonConfig.Builder} settings: the topology Boot would pick (Sentinel, else Cluster, else one server), the
  * credentials of the data nodes and of the sentinels, and TLS, from an SSL bundle (turned into Lettuce
  * {@link SslOptions}) or the JVM's trust store. {@code spring.data.redis.url}, when it applies, is handed to Baton as a
@@ -27,58 +26,57 @@ final class RedisConnectionSettings {
      * Applies the connection to the builder.
      *
      * @param details          where to connect; when {@code url} is given, only its Sentinel, Cluster, master/replica
-     *                         and SSL bundle are read (its server and credentials may be a misreading of the url)
+     *                         and SSL bundle are read (the url wins over its server and credentials, as in Boot)
      * @param url              {@code spring.data.redis.url}, checked by Baton's parser, or null when it does not
      *                         apply (not set, or the details come from a service connection)
      * @param tlsWithoutBundle whether TLS is asked for without a bundle ({@code ssl.enabled})
      * @param handshakeTimeout the bound of a TLS handshake built from a bundle
      * @param builder          the builder to fill
      */
-    static void apply(DataRedisConnectionDetails details, RedisUrl url, boolean tlsWithoutBundle,
+    static void apply(ConnectionSource details, RedisUrl url, boolean tlsWithoutBundle,
                       Duration handshakeTimeout, BatonConfig.Builder builder) {
-        SslBundle bundle = details.getSslBundle();
+        SslBundle bundle = details.sslBundle();
         boolean tls = bundle != null || tlsWithoutBundle || (url != null && url.tls());
-        DataRedisConnectionDetails.Sentinel sentinel = details.getSentinel();
-        DataRedisConnectionDetails.Cluster cluster = details.getCluster();
+        ConnectionSource.Sentinel sentinel = details.sentinel();
+        List<Node> cluster = details.clusterNodes();
         if (sentinel != null) {
             builder.uri(sentinelUri(sentinel, url, tls));
             sentinelCredentials(sentinel, builder);
         } else if (cluster != null) {
-            List<Node> nodes = cluster.getNodes();
-            if (nodes == null || nodes.isEmpty()) {
+            if (cluster.isEmpty()) {
                 throw new InvalidConfigurationPropertyValueException("spring.data.redis.cluster.nodes", null,
                         "a cluster needs at least one node (host:port)");
             }
-            builder.cluster(nodes.stream().map(n -> url != null ? url.clusterSeed(tls, hostAndPort(n))
+            builder.cluster(cluster.stream().map(n -> url != null ? url.clusterSeed(tls, hostAndPort(n))
                     : scheme(tls) + "://" + hostAndPort(n)).toArray(String[]::new));
-        } else if (details.getMasterReplica() != null) {
+        } else if (details.masterReplica()) {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.masterreplica.nodes", null,
                     "Baton does not support static master/replica setups: its locks must be written to the master, "
                             + "which Sentinel (spring.data.redis.sentinel.*) finds and follows");
         } else if (url != null) {
             builder.uri(url.server(tls));
         } else {
-            DataRedisConnectionDetails.Standalone server = details.getStandalone();
-            builder.uri(scheme(tls) + "://" + hostAndPort(new Node(server.getHost(), server.getPort())) + "/"
-                    + server.getDatabase());
+            ConnectionSource.Standalone server = details.standalone();
+            builder.uri(scheme(tls) + "://" + hostAndPort(new Node(server.host(), server.port())) + "/"
+                    + server.database());
         }
         // With a url, its credentials (if any) are in the URIs above, and Boot ignores username and password.
         if (url == null) {
-            credentials(details.getUsername(), details.getPassword(), "spring.data.redis", builder);
+            credentials(details.username(), details.password(), "spring.data.redis", builder);
         }
         if (bundle != null) {
             builder.sslOptions(sslOptions(bundle, handshakeTimeout));
         }
     }
 
-    private static String sentinelUri(DataRedisConnectionDetails.Sentinel sentinel, RedisUrl url, boolean tls) {
-        String master = sentinel.getMaster();
+    private static String sentinelUri(ConnectionSource.Sentinel sentinel, RedisUrl url, boolean tls) {
+        String master = sentinel.master();
         if (master == null || master.isBlank()) {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.sentinel.master", master,
                     "Sentinel needs the name of the master it monitors");
         }
-        List<Node> nodes = sentinel.getNodes();
-        if (nodes == null || nodes.isEmpty()) {
+        List<Node> nodes = sentinel.nodes();
+        if (nodes.isEmpty()) {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.sentinel.nodes", null,
                     "Sentinel needs at least one sentinel (host:port)");
         }
@@ -86,13 +84,12 @@ final class RedisConnectionSettings {
         if (url != null) {
             return url.sentinel(tls, sentinels, master);
         }
-        return scheme(tls) + "-sentinel://" + sentinels + "/" + sentinel.getDatabase() + "#" + master;
+        return scheme(tls) + "-sentinel://" + sentinels + "/" + sentinel.database() + "#" + master;
     }
 
-    private static void sentinelCredentials(DataRedisConnectionDetails.Sentinel sentinel,
-                                            BatonConfig.Builder builder) {
-        String username = blankToNull(sentinel.getUsername());
-        String password = emptyToNull(sentinel.getPassword());
+    private static void sentinelCredentials(ConnectionSource.Sentinel sentinel, BatonConfig.Builder builder) {
+        String username = blankToNull(sentinel.username());
+        String password = emptyToNull(sentinel.password());
         if (username != null && password == null) {
             throw new InvalidConfigurationPropertyValueException("spring.data.redis.sentinel.password", null,
                     "spring.data.redis.sentinel.username is set, so the sentinels need its password too");

@@ -4,7 +4,6 @@ import java.util.List;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.core.env.Environment;
 
 /**
@@ -14,9 +13,15 @@ import org.springframework.core.env.Environment;
  * {@code #} for the host or the database, and its errors quote the url or a piece of the password. So where the
  * auto-configured Baton connects through the url, a malformed one fails the start with Baton's message, whether Boot's
  * Redis auto-configuration is in the application or not. Not applied with {@code baton.redlock.nodes}, where the url
- * does not say where Baton connects. Stateless; thread-safe.
+ * does not say where Baton connects. Boot's data-redis module is optional: this class names none of its types, so it
+ * loads without the module, and then has nothing to check (nothing but the auto-configured Baton reads the url, with
+ * the same parser). Stateless; thread-safe.
  */
 final class RedisUrlCheck implements BeanPostProcessor {
+    /** Boot's connection details made from {@code spring.data.redis.*}: package-private in Boot, so known by name. */
+    private static final String BOOTS_PROPERTIES_DETAILS =
+            "org.springframework.boot.data.redis.autoconfigure.PropertiesDataRedisConnectionDetails";
+
     private final Environment environment;
 
     /** @param environment where {@code spring.data.redis.url} and {@code baton.redlock.nodes} are read */
@@ -26,7 +31,7 @@ final class RedisUrlCheck implements BeanPostProcessor {
 
     @Override
     public Object postProcessBeforeInitialization(Object bean, String beanName) {
-        if (bean instanceof DataRedisConnectionDetails details && isBootsPropertiesDetails(details)) {
+        if (isBootsPropertiesDetails(bean)) {
             Binder binder = Binder.get(environment);
             if (binder.bind("baton.redlock.nodes", Bindable.listOf(String.class)).orElse(List.of()).isEmpty()) {
                 RedisUrl.of(binder.bind("spring.data.redis.url", String.class).orElse(null));
@@ -36,14 +41,13 @@ final class RedisUrlCheck implements BeanPostProcessor {
     }
 
     /**
-     * Whether the details are the bean Boot's Redis auto-configuration makes from {@code spring.data.redis.*} (a
-     * package-private class of Boot's, so known by name), as opposed to a service connection's, which ignores the url.
+     * Whether the bean is the connection details Boot's Redis auto-configuration makes from
+     * {@code spring.data.redis.*}, as opposed to a service connection's, which ignores the url.
      *
-     * @param details connection details
-     * @return whether they are read from {@code spring.data.redis.*}
+     * @param bean any bean
+     * @return whether it is Boot's details read from {@code spring.data.redis.*}
      */
-    static boolean isBootsPropertiesDetails(DataRedisConnectionDetails details) {
-        return details.getClass().getName().equals(DataRedisConnectionDetails.class.getPackageName()
-                + ".PropertiesDataRedisConnectionDetails");
+    static boolean isBootsPropertiesDetails(Object bean) {
+        return bean.getClass().getName().equals(BOOTS_PROPERTIES_DETAILS);
     }
 }

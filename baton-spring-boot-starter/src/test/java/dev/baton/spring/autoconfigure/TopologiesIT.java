@@ -281,6 +281,25 @@ class TopologiesIT {
         }
     }
 
+    @Test
+    void sslEnabledFalseTurnsANamedBundleOffAsInBoot() {
+        // Boot uses a bundle only while ssl.enabled (which defaults to true once a bundle is named) is on; Baton
+        // reads the properties the same way with or without Boot's Redis auto-configuration. A plain server: TLS
+        // would fail the start.
+        for (ApplicationContextRunner path : bothPaths()) {
+            path.withPropertyValues("spring.ssl.bundle.pem.redis.truststore.certificate=" + tls.caCertificate(),
+                    "spring.data.redis.ssl.bundle=redis", "spring.data.redis.ssl.enabled=false",
+                    "baton.command-timeout=2s",
+                    "spring.data.redis.host=" + server.host(), "spring.data.redis.port=" + server.port())
+                    .run(context -> {
+                        takesALock(context);
+                        Baton baton = context.getBean(Baton.class);
+                        assertThat(baton.config().uri()).startsWith("redis://");
+                        assertThat(baton.config().sslOptions()).isEmpty();
+                    });
+        }
+    }
+
     /** The rule docs/acl.md gives Baton's user, read from the document, so the starter is tested on what it says. */
     private static List<String> documentedAclRule() throws IOException {
         String prefix = "ACL SETUSER baton reset on >CHANGE-ME ";
