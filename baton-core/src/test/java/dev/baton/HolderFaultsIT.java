@@ -45,7 +45,9 @@ class HolderFaultsIT {
         RedisClient client = RedisClient.create(redis.server().uri());
         try (ChildJvm holder = ChildJvm.start(LockWorker.class, "hold", redis.server().uri(), "frozen",
                 Long.toString(LEASE_MS));
-             Baton baton = TestBatons.connect(redis.server().uri());
+             // Patient: it connects while the child JVM starts, which on a loaded machine can take a 500 ms connect
+             // past its timeout; this test is about fencing, not timeouts.
+             Baton baton = Baton.connect(TestBatons.patientConfig(redis.server().uri()));
              StatefulRedisConnection<String, String> connection = client.connect()) {
             long pausedToken = Long.parseLong(holder.awaitLine("TOKEN", 60).substring(6));
 
