@@ -6,7 +6,7 @@ import dev.baton.BatonConfig;
 import dev.baton.BatonException;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.BeanCreationException;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.web.server.WebServerException;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 
 /** Which failures the analyzer describes, and what it leaves to Boot's other analyzers. */
@@ -37,15 +37,19 @@ class BatonFailureAnalyzerTest {
         assertThat(analyzer.analyze(new BeanCreationException("baton", "failed", batons)).getDescription())
                 .contains("port must be a number");
 
-        assertThat(analyzer.analyze(new BeanCreationException("orders", "failed",
-                new IllegalArgumentException("not ours")))).isNull();
+        IllegalArgumentException notBatons = null;
+        try {
+            Integer.parseInt("not a number"); // thrown by the JDK, as by any code that is not Baton's
+        } catch (NumberFormatException e) {
+            notBatons = e;
+        }
+        assertThat(analyzer.analyze(new BeanCreationException("orders", "failed", notBatons))).isNull();
     }
 
     @Test
     void bootsOwnPropertyFailuresAreLeftToBoot() {
-        InvalidConfigurationPropertyValueException bootsOwn = new InvalidConfigurationPropertyValueException(
-                "baton.namespace", "a{b}", "no braces");
-        bootsOwn.initCause(new BatonException("underneath"));
+        // Boot's exceptions are left to Boot's analyzers even with Baton's underneath.
+        WebServerException bootsOwn = new WebServerException("could not start", new BatonException("underneath"));
 
         assertThat(analyzer.analyze(new BeanCreationException("baton", "failed", bootsOwn))).isNull();
     }
