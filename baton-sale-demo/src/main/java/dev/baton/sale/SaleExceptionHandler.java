@@ -1,16 +1,14 @@
 package dev.baton.sale;
 
-import dev.baton.spring.LockNotAcquiredException;
-import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
-import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Turns the service's own exceptions into RFC 9457 problem responses. It handles nothing else: a rate-limit refusal
- * is answered by the Baton starter (429 with its headers), everything unexpected by Spring Boot.
+ * Turns the service's own exceptions into RFC 9457 problem responses. It handles nothing else: the Baton starter
+ * answers a rate-limit refusal (429 with its headers), an item whose lock was not free within
+ * {@code baton.lock.wait-time} and Redis unavailable (503 with {@code Retry-After}); Spring Boot everything unexpected.
  */
 @RestControllerAdvice(assignableTypes = {ItemController.class, AdminController.class})
 public class SaleExceptionHandler {
@@ -44,16 +42,6 @@ public class SaleExceptionHandler {
     @ExceptionHandler
     public ProblemDetail staleToken(StaleFencingTokenException e) {
         return problem(HttpStatus.SERVICE_UNAVAILABLE, "Lock lost, nothing written", e);
-    }
-
-    /**
-     * @param e the exception: the item's lock was not free within {@code baton.lock.wait-time}
-     * @return 503 Service Unavailable with {@code Retry-After: 1}: the item is busy, not sold out
-     */
-    @ExceptionHandler
-    public ResponseEntity<ProblemDetail> busy(LockNotAcquiredException e) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
-                .body(problem(HttpStatus.SERVICE_UNAVAILABLE, "Busy, try again", e));
     }
 
     /**

@@ -51,6 +51,8 @@ public class BatonProperties {
 
     private final Redlock redlock = new Redlock();
 
+    private final Web web = new Web();
+
     /** @return whether Baton is auto-configured */
     public boolean isEnabled() {
         return enabled;
@@ -149,6 +151,31 @@ public class BatonProperties {
     /** @return the {@code baton.redlock.*} properties */
     public Redlock getRedlock() {
         return redlock;
+    }
+
+    /** @return the {@code baton.web.*} properties */
+    public Web getWeb() {
+        return web;
+    }
+
+    /** How Spring MVC and WebFlux answer Baton's failures (see also {@code baton.rate-limit.web-responses}). */
+    public static class Web {
+
+        /**
+         * Whether MVC and WebFlux answer a @DistributedLock not acquired in time and Redis unavailable with 503 and
+         * Retry-After; false leaves them to Spring (500).
+         */
+        private boolean unavailableResponses = true;
+
+        /** @return whether lock timeouts and outages become 503 responses */
+        public boolean isUnavailableResponses() {
+            return unavailableResponses;
+        }
+
+        /** @param unavailableResponses whether lock timeouts and outages become 503 responses */
+        public void setUnavailableResponses(boolean unavailableResponses) {
+            this.unavailableResponses = unavailableResponses;
+        }
     }
 
     /** Defaults of {@link DistributedLock} methods. */

@@ -44,7 +44,8 @@ class ConfigurationMetadataTest {
                 "baton.local-handoff-limit", "baton.fairness-threshold", "baton.lock.wait-time",
                 "baton.rate-limit.fail-open", "baton.rate-limit.web-responses", "baton.rate-limit.max-limiters",
                 "baton.rate-limit.timeout", "baton.metrics.enabled", "baton.metrics.max-names",
-                "baton.redlock.nodes", "baton.redlock.drift-factor", "baton.redlock.max-lease");
+                "baton.redlock.nodes", "baton.redlock.drift-factor", "baton.redlock.max-lease",
+                "baton.web.unavailable-responses");
         assertThat(properties.values()).allSatisfy(property -> {
             assertThat(property.path("description").asString()).as(property.path("name").asString())
                     .hasSizeGreaterThan(20).doesNotContain("{@code");
@@ -56,6 +57,7 @@ class ConfigurationMetadataTest {
                 .containsEntry("baton.command-timeout", "3s").containsEntry("baton.watchdog-lease", "30s")
                 .containsEntry("baton.lock.wait-time", "30s").containsEntry("baton.metrics.max-names", "100")
                 .containsEntry("baton.rate-limit.max-limiters", "10000")
-                .containsEntry("baton.rate-limit.fail-open", "false");
+                .containsEntry("baton.rate-limit.fail-open", "false")
+                .containsEntry("baton.web.unavailable-responses", "true");
     }
 }

@@ -97,7 +97,7 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
                 log.debug("skipped {}: lock '{}' was not acquired within {}", spec.label(), name, wait);
                 return spec.skippedResult(target, args, beanFactory);
             }
-            throw new LockNotAcquiredException(name, "lock '" + name + "' was not acquired within " + wait + " by "
+            throw new LockNotAcquiredException(name, wait, "lock '" + name + "' was not acquired within " + wait + " by "
                     + spec.label());
         }
         long acquiredAt = System.nanoTime();
