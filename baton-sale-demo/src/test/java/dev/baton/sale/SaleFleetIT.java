@@ -45,8 +45,11 @@ class SaleFleetIT {
     @BeforeAll
     static void startFleet() {
         redis = RedisServer.start();
+        // Patient timeouts: this test counts sales, not outages, and on a loaded machine a 500 ms rate-limit decision
+        // can time out (and answer 503, as a real outage should).
         String[] args = {"--spring.data.redis.url=" + redis.uri(), "--sale.restock.cron=*/2 * * * * *",
-                "--sale.restock.min-hold=1500ms", "--sale.buyer-limit.period=1m"};
+                "--sale.restock.min-hold=1500ms", "--sale.buyer-limit.period=1m", "--baton.command-timeout=10s",
+                "--baton.rate-limit.timeout=10s"};
         // Both JVMs start at once: they would take twice as long one after the other.
         List<CompletableFuture<SaleInstance>> starting = List.of(
                 CompletableFuture.supplyAsync(() -> SaleInstance.start("sale-fleet-1", args)),
