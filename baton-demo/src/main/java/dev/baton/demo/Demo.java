@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 
 /**
@@ -255,24 +256,9 @@ public final class Demo {
      */
     private UnlockedSummary runUnlocked(WorkerFleet workers, FencedCounter resource, long deadline)
             throws IOException {
-        workers.go();
-        long start = System.nanoTime();
-        ProgressView progress = new ProgressView(out, out == System.out && ProgressView.stdoutIsTerminal(),
-                options.expectedAcquisitions(), false);
-        boolean timedOut = false;
-        while (!workers.allUnlockedReported() && !workers.anyExitedBeforeUnlockedReport()) {
-            if (System.nanoTime() - deadline > 0) {
-                timedOut = true;
-                break;
-            }
-            progress.update(workers.workers(), System.nanoTime() - start);
-            LockSupport.parkNanos(POLL_NANOS);
-        }
-        progress.finish(workers.workers(), System.nanoTime() - start);
+        long start = follow(workers, false, deadline,
+                () -> workers.allUnlockedReported() || workers.anyExitedBeforeUnlockedReport());
         long elapsed = workers.lastUnlockedReportNanos().orElse(System.nanoTime()) - start;
-        if (timedOut) {
-            out.println("baton-demo: timed out after " + options.timeout().toSeconds() + " s; killing workers");
-        }
         List<UnlockedSummary.Outcome> outcomes;
         if (workers.allUnlockedReported()) {
             outcomes = workers.workers().stream().map(UnlockedSummary.Outcome::of).toList();
@@ -287,12 +273,28 @@ public final class Demo {
     /** The run with the lock: releases the workers again and follows them until they have all exited. */
     private RunSummary runLocked(WorkerFleet workers, FencedCounter resource, Baton baton, long deadline)
             throws IOException {
+        long start = follow(workers, true, deadline, workers::allFinished);
+        // Up to the last report, not the last exit: closing connections and the JVM is not lock work.
+        long elapsed = workers.lastReportNanos().orElse(System.nanoTime()) - start;
+        List<RunSummary.WorkerOutcome> outcomes = stopAndCollect(workers);
+        return new RunSummary(options, outcomes, OptionalLong.of(resource.counter()), resource.tokenLog(),
+                Duration.ofNanos(elapsed), inspectLock(baton));
+    }
+
+    /**
+     * Releases the workers for one run and shows their progress until {@code done} or the deadline (then says so: the
+     * caller kills the workers).
+     *
+     * @param locked whether the run takes the lock, for the progress line
+     * @return when the run began, on {@link System#nanoTime()}
+     */
+    private long follow(WorkerFleet workers, boolean locked, long deadline, BooleanSupplier done) throws IOException {
         workers.go();
         long start = System.nanoTime();
         ProgressView progress = new ProgressView(out, out == System.out && ProgressView.stdoutIsTerminal(),
-                options.expectedAcquisitions(), true);
+                options.expectedAcquisitions(), locked);
         boolean timedOut = false;
-        while (!workers.allFinished()) {
+        while (!done.getAsBoolean()) {
             if (System.nanoTime() - deadline > 0) {
                 timedOut = true;
                 break;
@@ -301,14 +303,10 @@ public final class Demo {
             LockSupport.parkNanos(POLL_NANOS);
         }
         progress.finish(workers.workers(), System.nanoTime() - start);
-        // Up to the last report, not the last exit: closing connections and the JVM is not lock work.
-        long elapsed = workers.lastReportNanos().orElse(System.nanoTime()) - start;
         if (timedOut) {
             out.println("baton-demo: timed out after " + options.timeout().toSeconds() + " s; killing workers");
         }
-        List<RunSummary.WorkerOutcome> outcomes = stopAndCollect(workers);
-        return new RunSummary(options, outcomes, OptionalLong.of(resource.counter()), resource.tokenLog(),
-                Duration.ofNanos(elapsed), inspectLock(baton));
+        return start;
     }
 
     /** Snapshots the workers first, so one killed here is reported as still running rather than as crashed. */

@@ -2,17 +2,7 @@ package dev.baton.spring.web;
 
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.net.URI;
-import java.util.List;
-import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.core.Ordered;
-import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
@@ -27,15 +17,13 @@ import org.springframework.beans.factory.ObjectProvider;
  * response has the status and headers and no body. Thread-safe.
  */
 public final class RateLimitExceededMvcResolver implements HandlerExceptionResolver, Ordered {
-    private static final Logger log = LoggerFactory.getLogger(RateLimitExceededMvcResolver.class);
-
-    private final ObjectProvider<RequestMappingHandlerAdapter> adapter;
+    private final MvcProblemWriter writer;
 
     /**
      * @param adapter provides the application's message converters, looked up at the first refusal
      */
     public RateLimitExceededMvcResolver(ObjectProvider<RequestMappingHandlerAdapter> adapter) {
-        this.adapter = Objects.requireNonNull(adapter, "adapter");
+        this.writer = new MvcProblemWriter(adapter);
     }
 
     /** After every other resolver. */
@@ -51,28 +39,6 @@ public final class RateLimitExceededMvcResolver implements HandlerExceptionResol
         if (answer == null || response.isCommitted()) {
             return null;
         }
-        response.setStatus(RateLimitResponse.STATUS.value());
-        answer.headers().forEach((name, values) -> values.forEach(v -> response.addHeader(name, v)));
-        answer.body().setInstance(URI.create(request.getRequestURI()));
-        try {
-            write(answer.body(), response);
-        } catch (IOException e) {
-            log.debug("could not write the 429 body: {}", e.getMessage());
-        }
-        return new ModelAndView(); // handled: nothing more to render
-    }
-
-    @SuppressWarnings("unchecked")
-    private void write(ProblemDetail body, HttpServletResponse response) throws IOException {
-        RequestMappingHandlerAdapter a = adapter.getIfAvailable();
-        List<HttpMessageConverter<?>> converters = a != null ? a.getMessageConverters() : List.of();
-        for (HttpMessageConverter<?> converter : converters) {
-            if (converter.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
-                try (ServletServerHttpResponse out = new ServletServerHttpResponse(response)) {
-                    ((HttpMessageConverter<Object>) converter).write(body, MediaType.APPLICATION_PROBLEM_JSON, out);
-                }
-                return;
-            }
-        }
+        return writer.answer(request, response, answer.headers(), answer.body());
     }
 }

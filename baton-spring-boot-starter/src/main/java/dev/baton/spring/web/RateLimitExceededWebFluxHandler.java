@@ -1,15 +1,7 @@
 package dev.baton.spring.web;
 
-import java.net.URI;
-import java.util.Map;
-import java.util.Objects;
 import org.springframework.core.Ordered;
-import org.springframework.core.ResolvableType;
-import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
@@ -27,15 +19,13 @@ public final class RateLimitExceededWebFluxHandler implements WebExceptionHandle
     /** Just before Spring Boot's {@code DefaultErrorWebExceptionHandler} (-1). */
     public static final int ORDER = -2;
 
-    private static final ResolvableType PROBLEM = ResolvableType.forClass(ProblemDetail.class);
-
-    private final ServerCodecConfigurer codecs;
+    private final WebFluxProblemWriter writer;
 
     /**
      * @param codecs the application's codecs, which write the body
      */
     public RateLimitExceededWebFluxHandler(ServerCodecConfigurer codecs) {
-        this.codecs = Objects.requireNonNull(codecs, "codecs");
+        this.writer = new WebFluxProblemWriter(codecs);
     }
 
     @Override
@@ -44,22 +34,11 @@ public final class RateLimitExceededWebFluxHandler implements WebExceptionHandle
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         RateLimitResponse answer = RateLimitResponse.of(ex).orElse(null);
-        ServerHttpResponse response = exchange.getResponse();
-        if (answer == null || response.isCommitted()) {
+        if (answer == null || exchange.getResponse().isCommitted()) {
             return Mono.error(ex);
         }
-        answer.body().setInstance(URI.create(exchange.getRequest().getPath().value()));
-        response.setStatusCode(RateLimitResponse.STATUS);
-        response.getHeaders().addAll(answer.headers());
-        for (HttpMessageWriter<?> writer : codecs.getWriters()) {
-            if (writer.canWrite(PROBLEM, MediaType.APPLICATION_PROBLEM_JSON)) {
-                return ((HttpMessageWriter<Object>) writer).write(Mono.just(answer.body()), PROBLEM,
-                        MediaType.APPLICATION_PROBLEM_JSON, response, Map.of());
-            }
-        }
-        return response.setComplete();
+        return writer.answer(exchange, answer.headers(), answer.body());
     }
 }

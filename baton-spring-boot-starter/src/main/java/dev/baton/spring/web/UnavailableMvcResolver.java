@@ -3,18 +3,9 @@ package dev.baton.spring.web;
 import dev.baton.Baton;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import java.io.IOException;
-import java.net.URI;
-import java.util.List;
 import java.util.Objects;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
-import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.converter.HttpMessageConverter;
-import org.springframework.http.server.ServletServerHttpResponse;
 import org.springframework.web.servlet.HandlerExceptionResolver;
 import org.springframework.web.servlet.ModelAndView;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
@@ -30,9 +21,7 @@ import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandl
  * naming the request and Baton's message (the endpoint, never credentials), neither with a stack trace. Thread-safe.
  */
 public final class UnavailableMvcResolver implements HandlerExceptionResolver, Ordered {
-    private static final Logger log = LoggerFactory.getLogger(UnavailableMvcResolver.class);
-
-    private final ObjectProvider<RequestMappingHandlerAdapter> adapter;
+    private final MvcProblemWriter writer;
     private final ObjectProvider<Baton> baton;
 
     /**
@@ -40,7 +29,7 @@ public final class UnavailableMvcResolver implements HandlerExceptionResolver, O
      * @param baton   provides the command timeout for {@code Retry-After}, looked up at each outage (1 s without one)
      */
     public UnavailableMvcResolver(ObjectProvider<RequestMappingHandlerAdapter> adapter, ObjectProvider<Baton> baton) {
-        this.adapter = Objects.requireNonNull(adapter, "adapter");
+        this.writer = new MvcProblemWriter(adapter);
         this.baton = Objects.requireNonNull(baton, "baton");
     }
 
@@ -58,28 +47,6 @@ public final class UnavailableMvcResolver implements HandlerExceptionResolver, O
             return null;
         }
         answer.log(request.getMethod() + " " + request.getRequestURI());
-        response.setStatus(UnavailableResponse.STATUS.value());
-        answer.headers().forEach((name, values) -> values.forEach(v -> response.addHeader(name, v)));
-        answer.body().setInstance(URI.create(request.getRequestURI()));
-        try {
-            write(answer.body(), response);
-        } catch (IOException e) {
-            log.debug("could not write the 503 body: {}", e.getMessage());
-        }
-        return new ModelAndView(); // handled: nothing more to render
-    }
-
-    @SuppressWarnings("unchecked")
-    private void write(ProblemDetail body, HttpServletResponse response) throws IOException {
-        RequestMappingHandlerAdapter a = adapter.getIfAvailable();
-        List<HttpMessageConverter<?>> converters = a != null ? a.getMessageConverters() : List.of();
-        for (HttpMessageConverter<?> converter : converters) {
-            if (converter.canWrite(ProblemDetail.class, MediaType.APPLICATION_PROBLEM_JSON)) {
-                try (ServletServerHttpResponse out = new ServletServerHttpResponse(response)) {
-                    ((HttpMessageConverter<Object>) converter).write(body, MediaType.APPLICATION_PROBLEM_JSON, out);
-                }
-                return;
-            }
-        }
+        return writer.answer(request, response, answer.headers(), answer.body());
     }
 }

@@ -1,17 +1,10 @@
 package dev.baton.spring.web;
 
 import dev.baton.Baton;
-import java.net.URI;
-import java.util.Map;
 import java.util.Objects;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.Ordered;
-import org.springframework.core.ResolvableType;
-import org.springframework.http.MediaType;
-import org.springframework.http.ProblemDetail;
-import org.springframework.http.codec.HttpMessageWriter;
 import org.springframework.http.codec.ServerCodecConfigurer;
-import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
@@ -30,9 +23,7 @@ public final class UnavailableWebFluxHandler implements WebExceptionHandler, Ord
     /** Just before Spring Boot's {@code DefaultErrorWebExceptionHandler} (-1). */
     public static final int ORDER = -2;
 
-    private static final ResolvableType PROBLEM = ResolvableType.forClass(ProblemDetail.class);
-
-    private final ServerCodecConfigurer codecs;
+    private final WebFluxProblemWriter writer;
     private final ObjectProvider<Baton> baton;
 
     /**
@@ -40,7 +31,7 @@ public final class UnavailableWebFluxHandler implements WebExceptionHandler, Ord
      * @param baton  provides the command timeout for {@code Retry-After}, looked up at each outage (1 s without one)
      */
     public UnavailableWebFluxHandler(ServerCodecConfigurer codecs, ObjectProvider<Baton> baton) {
-        this.codecs = Objects.requireNonNull(codecs, "codecs");
+        this.writer = new WebFluxProblemWriter(codecs);
         this.baton = Objects.requireNonNull(baton, "baton");
     }
 
@@ -50,24 +41,12 @@ public final class UnavailableWebFluxHandler implements WebExceptionHandler, Ord
     }
 
     @Override
-    @SuppressWarnings("unchecked")
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         UnavailableResponse answer = UnavailableResponse.of(ex, baton).orElse(null);
-        ServerHttpResponse response = exchange.getResponse();
-        if (answer == null || response.isCommitted()) {
+        if (answer == null || exchange.getResponse().isCommitted()) {
             return Mono.error(ex);
         }
-        String path = exchange.getRequest().getPath().value();
-        answer.log(exchange.getRequest().getMethod() + " " + path);
-        answer.body().setInstance(URI.create(path));
-        response.setStatusCode(UnavailableResponse.STATUS);
-        response.getHeaders().addAll(answer.headers());
-        for (HttpMessageWriter<?> writer : codecs.getWriters()) {
-            if (writer.canWrite(PROBLEM, MediaType.APPLICATION_PROBLEM_JSON)) {
-                return ((HttpMessageWriter<Object>) writer).write(Mono.just(answer.body()), PROBLEM,
-                        MediaType.APPLICATION_PROBLEM_JSON, response, Map.of());
-            }
-        }
-        return response.setComplete();
+        answer.log(exchange.getRequest().getMethod() + " " + exchange.getRequest().getPath().value());
+        return writer.answer(exchange, answer.headers(), answer.body());
     }
 }
