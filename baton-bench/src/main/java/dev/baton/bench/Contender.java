@@ -254,8 +254,8 @@ abstract class Contender implements AutoCloseable {
      * local waiters", "classic pub/sub"). No re-entry, no waiting, no watchdog: a reference, not a lock.
      */
     private static final class BatonScripts extends Contender {
-        private static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token");
-        private static final Script RELEASE = Script.load("lock-release", "owns", "notify");
+        private static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token");
+        private static final Script RELEASE = Script.integer("lock-release", "owns", "notify");
         private static final String LEASE = "30000";
         private static final String RETENTION = Long.toString(Duration.ofDays(1).toMillis());
         private static final ThreadLocal<String> OWNER =

@@ -7,7 +7,6 @@ import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
 import dev.baton.LockInfo;
-import io.lettuce.core.ScriptOutputType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -41,10 +40,10 @@ import org.slf4j.LoggerFactory;
 final class FairLockDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(FairLockDriver.class);
     static final String[] HELPERS = {"owns", "mint-token", "notify", "fair-queue"};
-    static final Script ACQUIRE = Script.load("fair-acquire", HELPERS);
-    static final Script RELEASE = Script.load("fair-release", HELPERS);
-    static final Script ABANDON = Script.load("fair-abandon", HELPERS).inOrder();
-    static final Script FORCE_UNLOCK = Script.load("fair-force-unlock", HELPERS);
+    static final Script ACQUIRE = Script.list("fair-acquire", HELPERS);
+    static final Script RELEASE = Script.integer("fair-release", HELPERS);
+    static final Script ABANDON = Script.integer("fair-abandon", HELPERS).inOrder();
+    static final Script FORCE_UNLOCK = Script.integer("fair-force-unlock", HELPERS);
 
     private final Transport gateway;
     /** Renew: the lock hash has the plain lock's layout. */
@@ -113,7 +112,7 @@ final class FairLockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, allKeys(r.keys()), r.owner(),
+        return gateway.<List<Long>>run(ACQUIRE, allKeys(r.keys()), r.owner(),
                 Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis, Long.toString(r.heldToken()),
                 willWait ? "1" : "0", entryLifetimeMillis).thenApply(FairLockDriver::acquired);
     }
@@ -130,7 +129,7 @@ final class FairLockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, ScriptOutputType.INTEGER, allKeys(keys), owner, Long.toString(token),
+        return gateway.run(RELEASE, allKeys(keys), owner, Long.toString(token),
                 keys.channel(), sharded, tokenRetentionMillis);
     }
 
@@ -176,7 +175,7 @@ final class FairLockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
-        return gateway.<Long>run(ABANDON, ScriptOutputType.INTEGER, allKeys(request.keys()), request.owner(),
+        return gateway.<Long>run(ABANDON, allKeys(request.keys()), request.owner(),
                 Long.toString(request.heldToken()), request.keys().channel(), sharded, tokenRetentionMillis)
                 .thenApply(passedOn -> {
                     if (passedOn == 1L && log.isDebugEnabled()) {
@@ -193,7 +192,7 @@ final class FairLockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER, allKeys(keys), keys.channel(), sharded,
+        return gateway.<Long>run(FORCE_UNLOCK, allKeys(keys), keys.channel(), sharded,
                 tokenRetentionMillis).thenApply(held -> held == 1L);
     }
 

@@ -8,7 +8,6 @@ import dev.baton.internal.transport.Script;
 
 import dev.baton.LockInfo;
 import dev.baton.ReplicaAcknowledgement;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -31,15 +30,15 @@ import java.util.concurrent.TimeUnit;
  * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
 final class LockCalls implements LockDriver {
-    static final Script ACQUIRE = Script.load("lock-acquire", "owns", "mint-token", "notify");
-    static final Script RELEASE = Script.load("lock-release", "owns", "notify", "claim");
-    static final Script HANDOFF = Script.load("lock-handoff", "owns", "mint-token", "notify", "claim");
+    static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token", "notify");
+    static final Script RELEASE = Script.integer("lock-release", "owns", "notify", "claim");
+    static final Script HANDOFF = Script.integer("lock-handoff", "owns", "mint-token", "notify", "claim");
     /** Sent whole, in order: see {@link Script#inOrder()} (every kind's abandon is). */
-    static final Script ABANDON = Script.load("lock-abandon", "notify").inOrder();
-    static final Script RENEW = Script.load("lock-renew", "owns");
-    static final Script KEEP = Script.load("lock-keep", "owns");
-    static final Script FORCE_UNLOCK = Script.load("lock-force-unlock", "notify");
-    static final Script INSPECT = Script.load("lock-inspect");
+    static final Script ABANDON = Script.list("lock-abandon", "notify").inOrder();
+    static final Script RENEW = Script.list("lock-renew", "owns");
+    static final Script KEEP = Script.integer("lock-keep", "owns");
+    static final Script FORCE_UNLOCK = Script.integer("lock-force-unlock", "notify");
+    static final Script INSPECT = Script.list("lock-inspect");
 
     /** Prefix of the release message that passes the lock to one claimant: {@code "next <owner>"}. */
     static final String NEXT = "next ";
@@ -86,7 +85,7 @@ final class LockCalls implements LockDriver {
     /** {@code lock-acquire.lua}: acquire or re-enter; marks the lock as waited for if the caller will wait. */
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r), acquireArgs(r, willWait))
+        return gateway.<List<Long>>run(ACQUIRE, acquireKeys(r), acquireArgs(r, willWait))
                 .thenApply(LockCalls::acquired);
     }
 
@@ -107,7 +106,7 @@ final class LockCalls implements LockDriver {
     CompletableFuture<AcknowledgedAcquire> acquireAcknowledged(AcquireRequest r, boolean willWait,
                                                                ReplicaAcknowledgement ack) {
         try {
-            return gateway.<List<Long>>runAcknowledged(ACQUIRE, ScriptOutputType.MULTI, acquireKeys(r),
+            return gateway.<List<Long>>runAcknowledged(ACQUIRE, acquireKeys(r),
                     acquireArgs(r, willWait), ack.replicas(), ack.timeout())
                     .thenApply(reply -> new AcknowledgedAcquire(acquired(reply.scriptReply()),
                             reply.acknowledged(), reply.waitFailure()));
@@ -163,7 +162,7 @@ final class LockCalls implements LockDriver {
      */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+        return gateway.run(RELEASE, new String[] {keys.lock()}, owner,
                 Long.toString(token), keys.channel(), publish ? "1" : "0", sharded);
     }
 
@@ -176,8 +175,7 @@ final class LockCalls implements LockDriver {
      */
     @Override
     public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
-        return gateway.run(HANDOFF, ScriptOutputType.INTEGER,
-                new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
+        return gateway.run(HANDOFF, new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
                 to.owner(), Long.toString(to.leaseMillis()), to.holder(), tokenRetentionMillis,
                 from.keys.channel(), sharded);
     }
@@ -206,7 +204,7 @@ final class LockCalls implements LockDriver {
             return CompletableFuture.completedFuture(0L);
         }
         try {
-            return gateway.<List<Long>>run(ABANDON, ScriptOutputType.MULTI, new String[] {r.keys().lock()}, r.owner(),
+            return gateway.<List<Long>>run(ABANDON, new String[] {r.keys().lock()}, r.owner(),
                     r.keys().channel(), sharded, Long.toString(r.heldToken())).thenApply(LockCalls::orphanIn);
         } catch (RuntimeException closed) {
             return CompletableFuture.failedFuture(closed);
@@ -225,7 +223,7 @@ final class LockCalls implements LockDriver {
      */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        return gateway.<List<Long>>run(RENEW, ScriptOutputType.MULTI, renewKeys(batch), renewArgs(batch, leaseMillis))
+        return gateway.<List<Long>>run(RENEW, renewKeys(batch), renewArgs(batch, leaseMillis))
                 .thenApply(reply -> {
                     boolean[] renewed = new boolean[reply.size()];
                     for (int i = 0; i < renewed.length; i++) {
@@ -259,14 +257,14 @@ final class LockCalls implements LockDriver {
     /** {@code lock-keep.lua}: sets the hold's lock to expire {@code millis} from now, if owner and token match. */
     @Override
     public CompletableFuture<Boolean> keep(Hold hold, long millis) {
-        return gateway.<Long>run(KEEP, ScriptOutputType.INTEGER, new String[] {hold.keys.lock()},
+        return gateway.<Long>run(KEEP, new String[] {hold.keys.lock()},
                 Long.toString(millis), hold.owner, Long.toString(hold.token)).thenApply(set -> set == 1L);
     }
 
     /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER, new String[] {keys.lock()},
+        return gateway.<Long>run(FORCE_UNLOCK, new String[] {keys.lock()},
                 keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
     }
 
@@ -282,8 +280,7 @@ final class LockCalls implements LockDriver {
     /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.counter()}).thenApply(r -> lockInfo(keys, r));
+        return gateway.<List<Object>>run(INSPECT, new String[] {keys.lock(), keys.counter()}).thenApply(r -> lockInfo(keys, r));
     }
 
     /** Reads a reply of {@code lock-inspect.lua}, which also serves the Redlock on each of its masters. */

@@ -3,7 +3,6 @@ package dev.baton.internal.lock;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
 
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -14,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  * through the plain lock's driver, since the locks it takes are plain locks.
  */
 final class MultiLockCalls {
-    static final Script ACQUIRE = Script.load("multi-acquire", "owns", "mint-token");
+    static final Script ACQUIRE = Script.list("multi-acquire", "owns", "mint-token");
 
     /**
      * The reply of one call.
@@ -56,7 +55,7 @@ final class MultiLockCalls {
             keys[2 * i + 1] = locks.get(i).counter();
             args[5 + i] = Long.toString(heldTokens[i]);
         }
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, keys, args).thenApply(MultiLockCalls::reply);
+        return gateway.<List<Long>>run(ACQUIRE, keys, args).thenApply(MultiLockCalls::reply);
     }
 
     private static Reply reply(List<Long> reply) {

@@ -5,7 +5,6 @@ import dev.baton.LockType;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +22,7 @@ import java.util.concurrent.CompletableFuture;
  * the read-write lock's own {@code inspect()} read their own object only ({@link #fair}, {@link #readWrite}).
  */
 final class NameInspection {
-    static final Script INSPECT = Script.load("name-inspect");
+    static final Script INSPECT = Script.list("name-inspect");
 
     private NameInspection() {
     }
@@ -84,7 +83,7 @@ final class NameInspection {
     }
 
     private static <T> CompletableFuture<T> run(Transport gateway, String[] keys, String kinds) {
-        return gateway.run(INSPECT, ScriptOutputType.MULTI, keys, kinds);
+        return gateway.run(INSPECT, keys, kinds);
     }
 
     /**

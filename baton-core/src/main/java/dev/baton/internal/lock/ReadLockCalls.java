@@ -5,7 +5,6 @@ import dev.baton.internal.transport.Script;
 import dev.baton.LockType;
 import dev.baton.internal.transport.Transport;
 
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -20,9 +19,9 @@ final class ReadLockCalls extends ReadWriteCalls {
     public LockType type() {
         return LockType.READ;
     }
-    static final Script ACQUIRE = Script.load("rw-read-acquire", "owns", "mint-token", "notify", "rw-state");
-    static final Script RELEASE = Script.load("rw-read-release", "owns", "notify", "rw-state");
-    static final Script ABANDON = Script.load("rw-read-abandon").inOrder();
+    static final Script ACQUIRE = Script.list("rw-read-acquire", "owns", "mint-token", "notify", "rw-state");
+    static final Script RELEASE = Script.integer("rw-read-release", "owns", "notify", "rw-state");
+    static final Script ABANDON = Script.integer("rw-read-abandon").inOrder();
 
     ReadLockCalls(Transport gateway, Duration tokenRetention) {
         super(gateway, tokenRetention);
@@ -37,8 +36,7 @@ final class ReadLockCalls extends ReadWriteCalls {
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
         LockKeys k = r.keys();
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {k.lock(), readers(k), writers(k), k.counter()}, r.owner(),
+        return gateway.<List<Long>>run(ACQUIRE, new String[] {k.lock(), readers(k), writers(k), k.counter()}, r.owner(),
                 Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis, Long.toString(r.heldToken()),
                 willWait ? "1" : "0").thenApply(ReadWriteCalls::acquired);
     }
@@ -46,8 +44,7 @@ final class ReadLockCalls extends ReadWriteCalls {
     /** {@code rw-read-release.lua}: releases one hold count of this reader. */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
+        return gateway.run(RELEASE, new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
                 keys.channel(), publish ? "1" : "0", sharded);
     }
 
@@ -60,7 +57,7 @@ final class ReadLockCalls extends ReadWriteCalls {
         if (!mayHoldGrant) {
             return CompletableFuture.completedFuture(0L);
         }
-        return gateway.run(ABANDON, ScriptOutputType.INTEGER, new String[] {request.keys().lock()}, request.owner(),
+        return gateway.run(ABANDON, new String[] {request.keys().lock()}, request.owner(),
                 Long.toString(request.heldToken()));
     }
 

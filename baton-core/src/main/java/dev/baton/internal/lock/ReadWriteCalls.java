@@ -5,7 +5,6 @@ import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
 
 import dev.baton.LockInfo;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -23,10 +22,10 @@ import java.util.concurrent.CompletableFuture;
  * {@code <ns>:rw:{N}:released}.
  */
 abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls, WriteLockCalls {
-    static final Script RENEW = Script.load("rw-renew", "owns", "notify", "rw-state");
-    static final Script KEEP = Script.load("rw-keep", "owns", "notify", "rw-state");
-    static final Script INSPECT = Script.load("rw-inspect", "notify", "rw-state");
-    static final Script FORCE_UNLOCK = Script.load("rw-force-unlock", "notify", "rw-state");
+    static final Script RENEW = Script.list("rw-renew", "owns", "notify", "rw-state");
+    static final Script KEEP = Script.integer("rw-keep", "owns", "notify", "rw-state");
+    static final Script INSPECT = Script.list("rw-inspect", "notify", "rw-state");
+    static final Script FORCE_UNLOCK = Script.integer("rw-force-unlock", "notify", "rw-state");
 
     /** The reply of the write side's acquire script to a read-to-write upgrade. */
     static final long UPGRADE_REFUSED = -1;
@@ -90,7 +89,7 @@ abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls
             args[2 * i + 2] = h.owner;
             args[2 * i + 3] = Long.toString(h.token);
         }
-        return gateway.<List<Long>>run(RENEW, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
+        return gateway.<List<Long>>run(RENEW, keys, args).thenApply(reply -> {
             boolean[] renewed = new boolean[reply.size()];
             for (int i = 0; i < renewed.length; i++) {
                 renewed[i] = reply.get(i) == 1L;
@@ -102,16 +101,14 @@ abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls
     /** {@code rw-keep.lua}: sets this side's hold to run out {@code millis} from now, if owner and token match. */
     @Override
     public CompletableFuture<Boolean> keep(Hold hold, long millis) {
-        return gateway.<Long>run(KEEP, ScriptOutputType.INTEGER,
-                new String[] {hold.keys.lock(), readers(hold.keys)}, Long.toString(millis), side(), hold.owner,
+        return gateway.<Long>run(KEEP, new String[] {hold.keys.lock(), readers(hold.keys)}, Long.toString(millis), side(), hold.owner,
                 Long.toString(hold.token)).thenApply(set -> set == 1L);
     }
 
     /** {@code rw-force-unlock.lua}: removes this side's holds (the writer, or every reader); true if there were any. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        return gateway.<Long>run(FORCE_UNLOCK, ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), readers(keys), writers(keys)}, side(), keys.channel(), sharded)
+        return gateway.<Long>run(FORCE_UNLOCK, new String[] {keys.lock(), readers(keys), writers(keys)}, side(), keys.channel(), sharded)
                 .thenApply(removed -> removed == 1L);
     }
 
@@ -121,8 +118,7 @@ abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls
      */
     @Override
     public CompletableFuture<Boolean> isLocked(LockKeys keys) {
-        return gateway.<List<Object>>run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), readers(keys), keys.counter()}, side())
+        return gateway.<List<Object>>run(INSPECT, new String[] {keys.lock(), readers(keys), keys.counter()}, side())
                 .thenApply(r -> (Long) r.get(6) > 0);
     }
 

@@ -2,7 +2,6 @@ package dev.baton.internal.lock;
 
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Script;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * ({@code redlock-admit.lua}), so every Baton sharing the masters agrees. Thread-safe.
  */
 final class RedlockAdmission {
-    static final Script ADMIT = Script.load("redlock-admit");
+    static final Script ADMIT = Script.integer("redlock-admit");
     private static final Logger log = LoggerFactory.getLogger(RedlockAdmission.class);
 
     private final QuorumTransport masters;
@@ -69,7 +68,7 @@ final class RedlockAdmission {
                 sent[k] = CompletableFuture.completedFuture(null);
                 continue;
             }
-            sent[k] = masters.<Long>runOn(i, ADMIT, ScriptOutputType.INTEGER, new String[] {marker},
+            sent[k] = masters.<Long>runOn(i, ADMIT, new String[] {marker},
                     Long.toString(delay)).whenComplete((wait, e) -> {
                         sending[i].set(false);
                         if (e != null) {

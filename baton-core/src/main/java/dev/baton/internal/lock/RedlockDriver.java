@@ -8,7 +8,6 @@ import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Script;
 import io.lettuce.core.RedisCommandTimeoutException;
-import io.lettuce.core.ScriptOutputType;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -54,8 +53,8 @@ import org.slf4j.LoggerFactory;
  * its settings and the proposal clock; thread-safe.
  */
 final class RedlockDriver implements LockDriver {
-    static final Script ACQUIRE = Script.load("redlock-acquire", "owns");
-    static final Script UNDO = Script.load("redlock-undo", "owns");
+    static final Script ACQUIRE = Script.list("redlock-acquire", "owns");
+    static final Script UNDO = Script.integer("redlock-undo", "owns");
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
     /** How often one acquire call may go round again at once: for a stale proposal or masters admitted meanwhile. */
     private static final int ROUNDS = 3;
@@ -150,8 +149,7 @@ final class RedlockDriver implements LockDriver {
         long proposal = proposals.next();
         long heldToken = r.heldToken();
         long sentAt = ticker.nanos();
-        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {r.keys().lock(), r.keys().counter(), admission.marker()}, r.owner(),
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, new String[] {r.keys().lock(), r.keys().counter(), admission.marker()}, r.owner(),
                 Long.toString(r.leaseMillis()), r.holder(), retentionMillis, Long.toString(heldToken),
                 willWait ? "1" : "0", Long.toString(proposal));
         int quorum = masters.quorum();
@@ -413,7 +411,7 @@ final class RedlockDriver implements LockDriver {
 
     private void undoUntilAnswered(int master, LockKeys keys, String owner, long token, long retryMillis,
                                    long giveUpAtNanos) {
-        masters.<Long>runOn(master, UNDO, ScriptOutputType.INTEGER, new String[] {keys.lock()}, owner,
+        masters.<Long>runOn(master, UNDO, new String[] {keys.lock()}, owner,
                 Long.toString(token)).whenComplete((v, e) -> {
                     if (e != null && !masters.isClosed() && unreachable(e) && ticker.nanos() - giveUpAtNanos < 0) {
                         CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS).execute(() ->
@@ -481,13 +479,12 @@ final class RedlockDriver implements LockDriver {
 
     /** @param last whether this ends the hold: masters that still count it have it expire at once */
     private CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish, boolean last) {
-        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.RELEASE, ScriptOutputType.INTEGER,
-                new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0",
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.RELEASE, new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0",
                 "released " + token);
         int quorum = masters.quorum();
         BiConsumer<Integer, Long> endLeftover = (i, left) -> {
             if (last && left != null && left > 0) {
-                masters.runOn(i, LockCalls.KEEP, ScriptOutputType.INTEGER, new String[] {keys.lock()}, "1", owner,
+                masters.runOn(i, LockCalls.KEEP, new String[] {keys.lock()}, "1", owner,
                         Long.toString(token));
             }
         };
@@ -536,8 +533,7 @@ final class RedlockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.RENEW, ScriptOutputType.MULTI,
-                LockCalls.renewKeys(batch), LockCalls.renewArgs(batch, leaseMillis));
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.RENEW, LockCalls.renewKeys(batch), LockCalls.renewArgs(batch, leaseMillis));
         int quorum = masters.quorum();
         return QuorumTally.gather(calls, tally -> {
             Boolean[] decided = new Boolean[batch.size()];
@@ -587,8 +583,7 @@ final class RedlockDriver implements LockDriver {
             throw new UnsupportedOperationException("a Redlock can be left to expire for at most redlockMaxLease ("
                     + maxLeaseMillis + " ms), how long a master that lost its data sits out: " + millis + " ms");
         }
-        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.KEEP, ScriptOutputType.INTEGER,
-                new String[] {hold.keys.lock()}, Long.toString(millis), hold.owner, Long.toString(hold.token));
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.KEEP, new String[] {hold.keys.lock()}, Long.toString(millis), hold.owner, Long.toString(hold.token));
         return countYes(calls, hold.keys, "leave it to expire");
     }
 
@@ -629,8 +624,7 @@ final class RedlockDriver implements LockDriver {
     /** {@code lock-force-unlock.lua} on every master; true if any of them held it. Needs a majority to answer. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.FORCE_UNLOCK, ScriptOutputType.INTEGER,
-                new String[] {keys.lock()}, keys.channel(), "0");
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.FORCE_UNLOCK, new String[] {keys.lock()}, keys.channel(), "0");
         return everyAnswer(calls, keys, "force-unlock").thenApply(tally -> {
             for (int i = 0; i < tally.masters(); i++) {
                 if (Long.valueOf(1L).equals(tally.reply(i))) {
@@ -657,8 +651,7 @@ final class RedlockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        List<CompletableFuture<List<Object>>> calls = masters.runOnEach(LockCalls.INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), keys.counter()});
+        List<CompletableFuture<List<Object>>> calls = masters.runOnEach(LockCalls.INSPECT, new String[] {keys.lock(), keys.counter()});
         return everyAnswer(calls, keys, "inspect it").thenApply(tally -> {
             long lastToken = 0;
             Map<String, List<LockInfo.Holder>> byHold = new HashMap<>();

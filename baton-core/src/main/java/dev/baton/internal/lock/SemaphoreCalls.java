@@ -8,7 +8,6 @@ import dev.baton.internal.transport.Transport;
 import dev.baton.BatonConfig;
 import dev.baton.LockInfo;
 import dev.baton.SemaphoreInfo;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,12 +33,12 @@ import java.util.concurrent.CompletableFuture;
 record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterTtlMillis, int initialPermits,
                       SemaphoreTotals totals) implements LockDriver {
 
-    static final Script ACQUIRE = Script.load("semaphore-acquire", "owns", "notify", "mint-token", "semaphore-state");
-    static final Script RELEASE = Script.load("semaphore-release", "owns", "notify", "semaphore-state");
-    static final Script RENEW = Script.load("semaphore-renew", "owns", "notify", "semaphore-state");
-    static final Script ABANDON = Script.load("semaphore-abandon", "notify", "semaphore-state").inOrder();
-    static final Script SET_PERMITS = Script.load("semaphore-set-permits", "notify", "semaphore-state");
-    static final Script INSPECT = Script.load("semaphore-inspect", "notify", "semaphore-state");
+    static final Script ACQUIRE = Script.list("semaphore-acquire", "owns", "notify", "mint-token", "semaphore-state");
+    static final Script RELEASE = Script.integer("semaphore-release", "owns", "notify", "semaphore-state");
+    static final Script RENEW = Script.list("semaphore-renew", "owns", "notify", "semaphore-state");
+    static final Script ABANDON = Script.list("semaphore-abandon", "notify", "semaphore-state").inOrder();
+    static final Script SET_PERMITS = Script.integer("semaphore-set-permits", "notify", "semaphore-state");
+    static final Script INSPECT = Script.list("semaphore-inspect", "notify", "semaphore-state");
 
     /**
      * The driver for one engine's semaphores with this initial total. A waiter's place in the queue lasts as long as
@@ -101,7 +100,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
         LockKeys k = r.keys();
         String[] keys = {k.lock(), holders(k), expiry(k), queue(k), waiters(k), k.counter()};
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI, keys, r.owner(),
+        return gateway.<List<Long>>run(ACQUIRE, keys, r.owner(),
                 Integer.toString(r.permits()), Long.toString(r.leaseMillis()), r.holder(),
                 Long.toString(tokenRetentionMillis), Integer.toString(initialPermits), willWait ? "1" : "0",
                 Long.toString(waiterTtlMillis), k.channel(), sharded()).thenApply(reply -> {
@@ -128,7 +127,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
      */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, ScriptOutputType.INTEGER, fiveKeys(keys), owner, Long.toString(token),
+        return gateway.run(RELEASE, fiveKeys(keys), owner, Long.toString(token),
                 keys.channel(), sharded());
     }
 
@@ -147,7 +146,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
             args[2 * i + 2] = h.owner;
             args[2 * i + 3] = Long.toString(h.token);
         }
-        return gateway.<List<Long>>run(RENEW, ScriptOutputType.MULTI, keys, args).thenApply(reply -> {
+        return gateway.<List<Long>>run(RENEW, keys, args).thenApply(reply -> {
             boolean[] renewed = new boolean[reply.size()];
             for (int i = 0; i < renewed.length; i++) {
                 renewed[i] = reply.get(i) == 1L;
@@ -172,7 +171,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.<List<Long>>run(ABANDON, ScriptOutputType.MULTI, fiveKeys(k), request.owner(), k.channel(),
+        return gateway.<List<Long>>run(ABANDON, fiveKeys(k), request.owner(), k.channel(),
                 sharded(), Long.toString(request.heldToken())).thenApply(LockCalls::orphanIn);
     }
 
@@ -183,7 +182,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
      */
     CompletableFuture<Long> setPermits(LockKeys keys, int permits) {
         totals.setDeliberately(keys.name());
-        return gateway.run(SET_PERMITS, ScriptOutputType.INTEGER, new String[] {keys.lock(), queue(keys)},
+        return gateway.run(SET_PERMITS, new String[] {keys.lock(), queue(keys)},
                 Integer.toString(permits), Long.toString(tokenRetentionMillis), keys.channel(), sharded());
     }
 
@@ -218,8 +217,7 @@ record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterT
     }
 
     private CompletableFuture<List<Object>> inspectScript(LockKeys keys, boolean holders) {
-        return gateway.run(INSPECT, ScriptOutputType.MULTI,
-                new String[] {keys.lock(), holders(keys), expiry(keys), queue(keys), waiters(keys), keys.counter()},
+        return gateway.run(INSPECT, new String[] {keys.lock(), holders(keys), expiry(keys), queue(keys), waiters(keys), keys.counter()},
                 holders ? "1" : "0");
     }
 

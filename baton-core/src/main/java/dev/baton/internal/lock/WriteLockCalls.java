@@ -5,7 +5,6 @@ import dev.baton.internal.transport.Script;
 import dev.baton.LockType;
 import dev.baton.internal.transport.Transport;
 
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -21,9 +20,9 @@ final class WriteLockCalls extends ReadWriteCalls {
     public LockType type() {
         return LockType.WRITE;
     }
-    static final Script ACQUIRE = Script.load("rw-write-acquire", "owns", "mint-token", "notify", "rw-state");
-    static final Script RELEASE = Script.load("rw-write-release", "owns", "notify", "rw-state");
-    static final Script ABANDON = Script.load("rw-write-abandon", "notify", "rw-state").inOrder();
+    static final Script ACQUIRE = Script.list("rw-write-acquire", "owns", "mint-token", "notify", "rw-state");
+    static final Script RELEASE = Script.integer("rw-write-release", "owns", "notify", "rw-state");
+    static final Script ABANDON = Script.list("rw-write-abandon", "notify", "rw-state").inOrder();
 
     /** The release message that wakes one waiting writer per Baton and no reader (lib/rw-state.lua, rw_wake). */
     static final String WRITER_MAY_GO = "w";
@@ -75,8 +74,7 @@ final class WriteLockCalls extends ReadWriteCalls {
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
         LockKeys k = r.keys();
-        return gateway.<List<Long>>run(ACQUIRE, ScriptOutputType.MULTI,
-                new String[] {k.lock(), readers(k), writers(k), k.counter()}, r.owner(),
+        return gateway.<List<Long>>run(ACQUIRE, new String[] {k.lock(), readers(k), writers(k), k.counter()}, r.owner(),
                 Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis, Long.toString(r.heldToken()),
                 willWait ? "1" : "0", intentMillis).thenApply(reply -> {
                     if (reply.get(0) == UPGRADE_REFUSED) {
@@ -89,8 +87,7 @@ final class WriteLockCalls extends ReadWriteCalls {
     /** {@code rw-write-release.lua}: releases one hold count of the writer. */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, ScriptOutputType.INTEGER,
-                new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
+        return gateway.run(RELEASE, new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
                 keys.channel(), publish ? "1" : "0", sharded);
     }
 
@@ -101,7 +98,7 @@ final class WriteLockCalls extends ReadWriteCalls {
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.<List<Long>>run(ABANDON, ScriptOutputType.MULTI, new String[] {k.lock(), writers(k)},
+        return gateway.<List<Long>>run(ABANDON, new String[] {k.lock(), writers(k)},
                 request.owner(), k.channel(), sharded, Long.toString(request.heldToken())).thenApply(LockCalls::orphanIn);
     }
 

@@ -6,7 +6,6 @@ import dev.baton.internal.transport.Script;
 
 import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +16,7 @@ import java.util.concurrent.CompletableFuture;
  * place where the script's reply becomes a {@link RateLimitDecision}. Key layout: docs/key-layout.md.
  */
 final class RateLimitCall {
-    static final Script DECIDE = Script.load("rate-decide");
+    static final Script DECIDE = Script.list("rate-decide");
 
     private final List<RateLimit> limits;
     private final String[] keys;
@@ -70,7 +69,7 @@ final class RateLimitCall {
      * its own thread with {@link #parse} instead of on Lettuce's event loop, which serves every caller.
      */
     CompletableFuture<List<Object>> send(Transport gateway, boolean take, long permits, long maxWaitMicros) {
-        return gateway.run(DECIDE, ScriptOutputType.MULTI, keys, args(take, permits, maxWaitMicros));
+        return gateway.run(DECIDE, keys, args(take, permits, maxWaitMicros));
     }
 
     /** The script's arguments; callers must not modify the array (the common ones are shared). */

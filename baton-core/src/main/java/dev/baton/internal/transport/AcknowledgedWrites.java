@@ -5,7 +5,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -78,21 +77,21 @@ public final class AcknowledgedWrites implements AutoCloseable {
      * fails if the script fails (translated like every gateway call); it completes with a {@link Reply} otherwise,
      * whether or not {@code WAIT} answered.
      */
-    public <T> CompletableFuture<Reply<T>> run(Script script, ScriptOutputType type, String[] keys, String[] args,
+    public <T> CompletableFuture<Reply<T>> run(Script script, String[] keys, String[] args,
                                                int replicas, Duration timeout) {
-        return borrow().thenCompose(c -> send(c, script, type, keys, args, replicas, timeout, true, true));
+        return borrow().thenCompose(c -> send(c, script, keys, args, replicas, timeout, true, true));
     }
 
     private <T> CompletableFuture<Reply<T>> send(StatefulRedisConnection<String, String> c, Script script,
-                                                 ScriptOutputType type, String[] keys, String[] args, int replicas,
+                                                 String[] keys, String[] args, int replicas,
                                                  Duration timeout, boolean bySha, boolean mayRetry) {
         RedisAsyncCommands<String, String> async = c.async();
         CompletableFuture<T> scriptReply;
         CompletableFuture<Long> waited;
         try {
             // Pipelined: both are written before either reply is read, so the WAIT covers the script's write.
-            scriptReply = gateway.within((bySha ? async.<T>evalsha(script.sha(), type, keys, args)
-                    : async.<T>eval(script.body(), type, keys, args)).toCompletableFuture(), commandTimeout);
+            scriptReply = gateway.within((bySha ? async.<T>evalsha(script.sha(), script.output(), keys, args)
+                    : async.<T>eval(script.body(), script.output(), keys, args)).toCompletableFuture(), commandTimeout);
             waited = gateway.within(async.waitForReplication(replicas, timeout.toMillis()).toCompletableFuture(),
                     commandTimeout.plus(timeout));
         } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
@@ -112,13 +111,13 @@ public final class AcknowledgedWrites implements AutoCloseable {
             }
             if (bySha && causedBy(error, RedisNoScriptException.class)) {
                 // Nothing was written; the WAIT behind it answers at once. Send the body, which also loads it.
-                return send(c, script, type, keys, args, replicas, timeout, false, mayRetry);
+                return send(c, script, keys, args, replicas, timeout, false, mayRetry);
             }
             discard(c);
             if (mayRetry && (causedBy(error, RedisReadOnlyException.class) || mentions(error, "READONLY"))) {
                 log.debug("an acknowledged write found {} demoted to a replica; retrying on a fresh connection",
                         gateway.endpoint());
-                return borrow().thenCompose(fresh -> this.<T>send(fresh, script, type, keys, args, replicas, timeout, bySha,
+                return borrow().thenCompose(fresh -> this.<T>send(fresh, script, keys, args, replicas, timeout, bySha,
                         false));
             }
             return CompletableFuture.<Reply<T>>failedFuture(gateway.translate(error));

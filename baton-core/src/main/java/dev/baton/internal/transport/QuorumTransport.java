@@ -2,7 +2,6 @@ package dev.baton.internal.transport;
 
 import dev.baton.BatonConfig;
 import dev.baton.BatonUnavailableException;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -107,19 +106,19 @@ public final class QuorumTransport implements Transport {
      *         with a translated exception ({@link BatonUnavailableException} for a master that is down or did not
      *         answer within the command timeout)
      */
-    public <T> List<CompletableFuture<T>> runOnEach(Script script, ScriptOutputType type, String[] keys,
+    public <T> List<CompletableFuture<T>> runOnEach(Script script, String[] keys,
                                                     String... args) {
         List<CompletableFuture<T>> calls = new ArrayList<>(masters.size());
         for (IndependentMaster m : masters) {
-            calls.add(m.call(g -> g.run(script, type, keys, args)));
+            calls.add(m.call(g -> g.run(script, keys, args)));
         }
         return calls;
     }
 
     /** Runs a script on master {@code i} alone; see {@link #runOnEach}. */
-    public <T> CompletableFuture<T> runOn(int i, Script script, ScriptOutputType type, String[] keys,
+    public <T> CompletableFuture<T> runOn(int i, Script script, String[] keys,
                                           String... args) {
-        return masters.get(i).call(g -> g.run(script, type, keys, args));
+        return masters.get(i).call(g -> g.run(script, keys, args));
     }
 
     /** {@code EXISTS key} on every master; see {@link #runOnEach}. */
@@ -133,14 +132,13 @@ public final class QuorumTransport implements Transport {
 
     /** Refused: a script of a Redlock runs on every master ({@link #runOnEach}). */
     @Override
-    public <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+    public <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
         throw new UnsupportedOperationException("a single script run has no meaning on independent Redlock masters");
     }
 
     /** Refused: a Redlock's masters have no replicas that matter. */
     @Override
-    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
-                                                                            String[] keys, String[] args,
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
                                                                             int replicas, Duration timeout) {
         throw new UnsupportedOperationException("replica-acknowledged writes are not supported with Redlock");
     }

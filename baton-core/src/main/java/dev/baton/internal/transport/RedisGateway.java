@@ -19,7 +19,6 @@ import io.lettuce.core.RedisLoadingException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
@@ -326,42 +325,41 @@ public final class RedisGateway implements Transport {
      * cluster, a script refused with TRYAGAIN (its keys are being moved to another node, some already are) is sent
      * again after a few milliseconds, until the command timeout: Redis ran none of it, and the move takes moments.
      */
-    public <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
-        return run(script, type, keys, args, 0, FIRST_REHASH_RETRY_MILLIS);
+    public <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
+        return run(script, keys, args, 0, FIRST_REHASH_RETRY_MILLIS);
     }
 
     /** @param rehashDeadline System.nanoTime() until which TRYAGAIN is retried; 0 until the first one came */
-    private <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String[] args,
+    private <T> CompletableFuture<T> run(Script script, String[] keys, String[] args,
                                          long rehashDeadline, long retryMillis) {
         if (script.isInOrder()) {
             try {
-                return scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture().exceptionallyCompose(
-                        e -> afterFailure(e, script, type, keys, args, rehashDeadline, retryMillis));
+                return scripting.<T>eval(script.body(), script.output(), keys, args).toCompletableFuture().exceptionallyCompose(
+                        e -> afterFailure(e, script, keys, args, rehashDeadline, retryMillis));
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(translate(e));
             }
         }
         CompletableFuture<T> bySha;
         try {
-            bySha = scripting.<T>evalsha(script.sha(), type, keys, args).toCompletableFuture();
+            bySha = scripting.<T>evalsha(script.sha(), script.output(), keys, args).toCompletableFuture();
         } catch (RuntimeException e) { // a closed connection may refuse at once instead of failing the future
             return CompletableFuture.failedFuture(translate(e));
         }
         // One stage on the success path; the fallback, the retry and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                ? scripting.<T>eval(script.body(), type, keys, args).toCompletableFuture().exceptionallyCompose(
-                        again -> afterFailure(again, script, type, keys, args, rehashDeadline, retryMillis))
-                : afterFailure(e, script, type, keys, args, rehashDeadline, retryMillis));
+                ? scripting.<T>eval(script.body(), script.output(), keys, args).toCompletableFuture().exceptionallyCompose(
+                        again -> afterFailure(again, script, keys, args, rehashDeadline, retryMillis))
+                : afterFailure(e, script, keys, args, rehashDeadline, retryMillis));
     }
 
-    private <T> CompletableFuture<T> afterFailure(Throwable failure, Script script, ScriptOutputType type,
-                                                  String[] keys, String[] args, long rehashDeadline,
+    private <T> CompletableFuture<T> afterFailure(Throwable failure, Script script, String[] keys, String[] args, long rehashDeadline,
                                                   long retryMillis) {
         if (cluster && rehashing(failure)) {
             long deadline = rehashDeadline != 0 ? rehashDeadline : System.nanoTime() + commandTimeout.toNanos();
             if (deadline - System.nanoTime() > TimeUnit.MILLISECONDS.toNanos(retryMillis)) {
                 Executor later = CompletableFuture.delayedExecutor(retryMillis, TimeUnit.MILLISECONDS);
-                return CompletableFuture.runAsync(() -> { }, later).thenCompose(v -> run(script, type, keys, args,
+                return CompletableFuture.runAsync(() -> { }, later).thenCompose(v -> run(script, keys, args,
                         deadline, Math.min(2 * retryMillis, MAX_REHASH_RETRY_MILLIS)));
             }
         }
@@ -417,10 +415,9 @@ public final class RedisGateway implements Transport {
      * @throws IllegalStateException         once closed
      */
     @Override
-    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
-                                                                            String[] keys, String[] args,
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
                                                                             int replicas, Duration timeout) {
-        return acknowledgedWrites().run(script, type, keys, args, replicas, timeout);
+        return acknowledgedWrites().run(script, keys, args, replicas, timeout);
     }
 
     private synchronized AcknowledgedWrites acknowledgedWrites() {

@@ -1,5 +1,6 @@
 package dev.baton.internal.transport;
 
+import io.lettuce.core.ScriptOutputType;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -23,8 +24,10 @@ public final class Script {
     private final String body;
     private final String sha;
     private final boolean inOrder;
+    /** How Redis's reply is read: the one Lettuce type of a script call, kept inside the transport. */
+    private final ScriptOutputType output;
 
-    private Script(String name, String... helpers) {
+    private Script(String name, ScriptOutputType output, String... helpers) {
         this.file = "/dev/baton/lua/" + name + ".lua";
         StringBuilder text = new StringBuilder();
         for (String helper : helpers) {
@@ -33,6 +36,7 @@ public final class Script {
         this.body = text.append(read(file)).toString();
         this.sha = sha1(body);
         this.inOrder = false;
+        this.output = output;
     }
 
     private Script(Script script) {
@@ -40,6 +44,7 @@ public final class Script {
         this.body = script.body;
         this.sha = script.sha;
         this.inOrder = true;
+        this.output = script.output;
     }
 
     /**
@@ -71,12 +76,26 @@ public final class Script {
         return file;
     }
 
+    /** How the transport reads this script's reply. */
+    ScriptOutputType output() {
+        return output;
+    }
+
     /**
-     * Loads {@code dev/baton/lua/<name>.lua} with the named helpers of {@code dev/baton/lua/lib} in front of it;
-     * fails at once (class initialisation of the caller) when a file is missing.
+     * A script whose reply is one integer (a {@code Long} in Java): loads {@code dev/baton/lua/<name>.lua} with the
+     * named helpers of {@code dev/baton/lua/lib} in front of it; fails at once (class initialisation of the caller)
+     * when a file is missing.
      */
-    public static Script load(String name, String... helpers) {
-        return new Script(name, helpers);
+    public static Script integer(String name, String... helpers) {
+        return new Script(name, ScriptOutputType.INTEGER, helpers);
+    }
+
+    /**
+     * A script whose reply is an array (a {@code List} of {@code Long}, {@code String} or nested lists in Java); see
+     * {@link #integer}.
+     */
+    public static Script list(String name, String... helpers) {
+        return new Script(name, ScriptOutputType.MULTI, helpers);
     }
 
     private static String read(String file) {

@@ -1,6 +1,5 @@
 package dev.baton.internal.transport;
 
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -17,12 +16,12 @@ import java.util.concurrent.CompletionStage;
  */
 public interface Transport extends AutoCloseable {
     /**
-     * Runs a script with its keys and arguments.
+     * Runs a script with its keys and arguments; the script says how its reply is read ({@link Script#integer},
+     * {@link Script#list}), so no client type reaches the callers.
      *
-     * @param type how Redis's reply is read (an integer, a list ...)
      * @return the raw reply, or a failure already translated ({@link #translate})
      */
-    <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args);
+    <T> CompletableFuture<T> run(Script script, String[] keys, String... args);
 
     /**
      * Runs a script and then {@code WAIT replicas timeout} right behind it on a connection of its own, so that the
@@ -32,8 +31,7 @@ public interface Transport extends AutoCloseable {
      * @return the script's raw reply with the count, or a failure already translated
      * @throws UnsupportedOperationException on a transport that cannot (a Redis Cluster)
      */
-    <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
-                                                                     String[] keys, String[] args, int replicas,
+    <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args, int replicas,
                                                                      Duration timeout);
 
     /** {@code EXISTS}: whether the key is there. */

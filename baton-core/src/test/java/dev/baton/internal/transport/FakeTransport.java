@@ -1,7 +1,6 @@
 package dev.baton.internal.transport;
 
 import dev.baton.BatonException;
-import io.lettuce.core.ScriptOutputType;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -164,7 +163,7 @@ public final class FakeTransport implements Transport {
 
     @Override
     @SuppressWarnings("unchecked")
-    public <T> CompletableFuture<T> run(Script script, ScriptOutputType type, String[] keys, String... args) {
+    public <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
         Call call = new Call(script, keys, args);
         Function<Call, Object> rule;
         synchronized (this) {
@@ -276,8 +275,7 @@ public final class FakeTransport implements Transport {
 
     /** Replica-acknowledged writes are tested on real replicas only (ReplicaAcknowledgedIT). */
     @Override
-    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, ScriptOutputType type,
-                                                                            String[] keys, String[] args,
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
                                                                             int replicas, Duration timeout) {
         throw new UnsupportedOperationException("the fake transport has no replicas");
     }
