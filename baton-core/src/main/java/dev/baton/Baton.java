@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.lock.LockEngine;
+import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.ratelimit.RedisRateLimiter;
 import dev.baton.internal.runtime.BatonRuntime;
 

@@ -19,7 +19,7 @@ class LoggingConfigTest {
 
     @Test
     void batonsWarningsAreLoggedButNotItsDebugLines() {
-        Logger baton = LoggerFactory.getLogger("dev.baton.internal.lock.Watchdog");
+        Logger baton = LoggerFactory.getLogger("dev.baton.internal.engine.Watchdog");
 
         assertThat(baton.isWarnEnabled()).isTrue();
         assertThat(baton.isDebugEnabled()).isFalse();
@@ -37,7 +37,7 @@ class LoggingConfigTest {
 
     @Test
     void aWarningGoesToStderrNeverToStdoutWhichCarriesAWorkersMessages() {
-        Logger baton = LoggerFactory.getLogger("dev.baton.internal.lock.Watchdog");
+        Logger baton = LoggerFactory.getLogger("dev.baton.internal.engine.Watchdog");
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream stdout = System.out;

@@ -44,14 +44,14 @@ class RunSummaryTest {
     void warningsOfAWorkerThatCompletedAreShown() {
         RunSummary.WorkerOutcome warned = new RunSummary.WorkerOutcome(2,
                 Optional.of(new WorkerReport(3, 20, 60, 0)), 3, OptionalInt.of(0),
-                List.of("12:00:01.250 WARN dev.baton.internal.lock.Watchdog - renewal failed"));
+                List.of("12:00:01.250 WARN dev.baton.internal.engine.Watchdog - renewal failed"));
         RunSummary summary = summary(List.of(completed(1, 10, 30), warned), 6, List.of(10L, 20L, 30L, 40L, 50L, 60L));
 
         String text = print(summary);
 
         assertThat(summary.passed()).isTrue();
         assertThat(text).contains("worker 2 completed; last output:\n"
-                + "    12:00:01.250 WARN dev.baton.internal.lock.Watchdog - renewal failed\n").doesNotContain("worker 1 ");
+                + "    12:00:01.250 WARN dev.baton.internal.engine.Watchdog - renewal failed\n").doesNotContain("worker 1 ");
     }
 
     @Test

@@ -1,5 +1,11 @@
 package dev.baton.internal.lock;
 
+import dev.baton.internal.engine.AcquireRequest;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.primitives.NameInspection;
+
 import dev.baton.LockType;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
@@ -37,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * plain lock's renew call serves fair holds as well. A fair lock is a lock of its own: its keys carry the
  * kind {@code fair} ({@link #keys}), so it never excludes the plain lock of the same name.
  */
-final class FairLockDriver implements LockDriver {
+public final class FairLockDriver implements LockDriver {
     private static final Logger log = LoggerFactory.getLogger(FairLockDriver.class);
     static final String[] HELPERS = {"owns", "mint-token", "notify", "fair-queue"};
     static final Script ACQUIRE = Script.list("fair-acquire", HELPERS);
@@ -56,7 +62,7 @@ final class FairLockDriver implements LockDriver {
     /**
      * @param plain the plain lock's driver, whose renew script serves the same hash layout
      */
-    FairLockDriver(Transport gateway, BatonConfig config, LockDriver plain) {
+    public FairLockDriver(Transport gateway, BatonConfig config, LockDriver plain) {
         this.gateway = gateway;
         this.plain = plain;
         this.tokenRetentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
@@ -78,16 +84,16 @@ final class FairLockDriver implements LockDriver {
     }
 
     /** The keys of the fair lock {@code name}: {@code <ns>:fair:{name}}, with its counter, queue and channel. */
-    static LockKeys keys(String namespace, String name) {
+    public static LockKeys keys(String namespace, String name) {
         String tag = HashTag.of(namespace, "fair", name);
         return new LockKeys(name, tag, tag + ":token", tag + ":released");
     }
 
-    static String queue(LockKeys keys) {
+    public static String queue(LockKeys keys) {
         return keys.lock() + ":queue";
     }
 
-    static String waiters(LockKeys keys) {
+    public static String waiters(LockKeys keys) {
         return keys.lock() + ":waiters";
     }
 

@@ -1,5 +1,10 @@
 package dev.baton.internal.lock;
 
+import dev.baton.internal.engine.AcquireRequest;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.LockKeys;
+
 import dev.baton.LockType;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Ticker;
@@ -29,16 +34,16 @@ import java.util.concurrent.TimeUnit;
  * that hold. A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
  * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
-final class LockCalls implements LockDriver {
-    static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token", "notify");
-    static final Script RELEASE = Script.integer("lock-release", "owns", "notify", "claim");
-    static final Script HANDOFF = Script.integer("lock-handoff", "owns", "mint-token", "notify", "claim");
+public final class LockCalls implements LockDriver {
+    public static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token", "notify");
+    public static final Script RELEASE = Script.integer("lock-release", "owns", "notify", "claim");
+    public static final Script HANDOFF = Script.integer("lock-handoff", "owns", "mint-token", "notify", "claim");
     /** Sent whole, in order: see {@link Script#inOrder()} (every kind's abandon is). */
-    static final Script ABANDON = Script.list("lock-abandon", "notify").inOrder();
-    static final Script RENEW = Script.list("lock-renew", "owns");
-    static final Script KEEP = Script.integer("lock-keep", "owns");
-    static final Script FORCE_UNLOCK = Script.integer("lock-force-unlock", "notify");
-    static final Script INSPECT = Script.list("lock-inspect");
+    public static final Script ABANDON = Script.list("lock-abandon", "notify").inOrder();
+    public static final Script RENEW = Script.list("lock-renew", "owns");
+    public static final Script KEEP = Script.integer("lock-keep", "owns");
+    public static final Script FORCE_UNLOCK = Script.integer("lock-force-unlock", "notify");
+    public static final Script INSPECT = Script.list("lock-inspect");
 
     /** Prefix of the release message that passes the lock to one claimant: {@code "next <owner>"}. */
     static final String NEXT = "next ";
@@ -60,7 +65,7 @@ final class LockCalls implements LockDriver {
      * @param fairnessThreshold how long a waiter waits before it claims precedence; zero turns claims off
      * @param recheckInterval   the engine's re-check interval, which sets how long a claim lives
      */
-    LockCalls(Transport gateway, Duration tokenRetention, Ticker ticker, Duration fairnessThreshold,
+    public LockCalls(Transport gateway, Duration tokenRetention, Ticker ticker, Duration fairnessThreshold,
               Duration recheckInterval) {
         this.gateway = gateway;
         this.tokenRetentionMillis = Long.toString(tokenRetention.toMillis());
@@ -96,14 +101,14 @@ final class LockCalls implements LockDriver {
      * @param acknowledged how many replicas {@code WAIT} counted
      * @param waitFailure  why {@code WAIT} did not answer, or null if it did
      */
-    record AcknowledgedAcquire(Acquired acquired, long acknowledged, RuntimeException waitFailure) {
+    public record AcknowledgedAcquire(Acquired acquired, long acknowledged, RuntimeException waitFailure) {
     }
 
     /**
      * {@code lock-acquire.lua} followed by {@code WAIT} on a connection for acknowledged writes, so that the count
      * covers this acquisition (see {@code AcknowledgedWrites}).
      */
-    CompletableFuture<AcknowledgedAcquire> acquireAcknowledged(AcquireRequest r, boolean willWait,
+    public CompletableFuture<AcknowledgedAcquire> acquireAcknowledged(AcquireRequest r, boolean willWait,
                                                                ReplicaAcknowledgement ack) {
         try {
             return gateway.<List<Long>>runAcknowledged(ACQUIRE, acquireKeys(r),
@@ -212,7 +217,7 @@ final class LockCalls implements LockDriver {
     }
 
     /** The orphaned grant an abandon script reports: the second of {@code {withdrawn, orphan}}. */
-    static long orphanIn(List<Long> abandonReply) {
+    public static long orphanIn(List<Long> abandonReply) {
         return abandonReply.get(1);
     }
 
@@ -234,7 +239,7 @@ final class LockCalls implements LockDriver {
     }
 
     /** {@code lock-renew.lua}'s keys: each hold's lock, in order (the Redlock sends the same to every master). */
-    static String[] renewKeys(List<Hold> batch) {
+    public static String[] renewKeys(List<Hold> batch) {
         String[] keys = new String[batch.size()];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = batch.get(i).keys.lock();
@@ -243,7 +248,7 @@ final class LockCalls implements LockDriver {
     }
 
     /** {@code lock-renew.lua}'s arguments: the lease, then each hold's owner and token. */
-    static String[] renewArgs(List<Hold> batch, long leaseMillis) {
+    public static String[] renewArgs(List<Hold> batch, long leaseMillis) {
         String[] args = new String[2 * batch.size() + 1];
         args[0] = Long.toString(leaseMillis);
         for (int i = 0; i < batch.size(); i++) {
@@ -284,7 +289,7 @@ final class LockCalls implements LockDriver {
     }
 
     /** Reads a reply of {@code lock-inspect.lua}, which also serves the Redlock on each of its masters. */
-    static LockInfo lockInfo(LockKeys keys, List<Object> r) {
+    public static LockInfo lockInfo(LockKeys keys, List<Object> r) {
         long lastToken = r.get(5) == null ? 0 : Long.parseLong((String) r.get(5));
         if (r.get(0) == null) {
             return new LockInfo(keys.name(), Optional.empty(), lastToken);

@@ -4,3 +4,8 @@
  * the typed calls of its scripts ({@code LockCalls}). Protocol: docs/lock-protocol.md. Internal: not exported.
  */
 package dev.baton.internal.lock;
+
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.RedisDistributedLock;
+import dev.baton.internal.engine.ReleaseNotifications;
+import dev.baton.internal.engine.Watchdog;

@@ -1,5 +1,7 @@
 package dev.baton.internal.lock;
 
+import dev.baton.internal.engine.LockKeys;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

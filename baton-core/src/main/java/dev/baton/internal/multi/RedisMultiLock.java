@@ -1,0 +1,405 @@
+package dev.baton.internal.multi;
+
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.RedisDistributedLock;
+
+import dev.baton.internal.runtime.Require;
+
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import dev.baton.LockInfo;
+import dev.baton.LockTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Condition;
+import java.util.function.IntConsumer;
+
+/**
+ * The facade of a multi-lock ({@code Baton.multiLock(names...)}): one {@link DistributedLock} over the plain locks of
+ * several names, held all together or not at all. The locks are the very locks of {@code Baton.lock(name)}: a
+ * multi-lock on {a, b} excludes a {@code lock("a")} holder, and a thread that holds {@code lock("a")} re-enters it
+ * when it takes the multi-lock. Acquisition is a {@link MultiAttempt}; everything after it (renewal, release, loss)
+ * is the plain lock's, per name.
+ *
+ * <ul>
+ *   <li><b>Thread-owned:</b> the thread holds the multi-lock when it holds every one of the locks;
+ *       {@link #holdCount()} is the least of its hold counts on them, {@link #unlock()} gives back one hold count of
+ *       each, in reverse canonical order.</li>
+ *   <li><b>Handle-owned:</b> a {@link MultiLease} owns one hold per name.</li>
+ *   <li><b>Fencing token:</b> the highest of the locks' tokens. For one set of names it strictly increases from one
+ *       acquisition to the next (each lock's own token does, so their maximum does), see docs/multi-lock.md.</li>
+ * </ul>
+ *
+ * <p>Thread-safe; cheap to create (no Redis call).
+ */
+public final class RedisMultiLock implements DistributedLock {
+    private final LockEngine engine;
+    /** The plain lock's driver: each name's lock is a plain lock. */
+    private final LockDriver mutex;
+    private final MultiLockCalls calls;
+    private final MultiLockMembers members;
+    /** The plain lock of each name, in canonical order, for the thread-owned side. */
+    private final List<RedisDistributedLock> locks;
+    private final long watchdogLeaseMillis;
+
+    public RedisMultiLock(LockEngine engine, LockDriver mutex, MultiLockCalls calls, MultiLockMembers members) {
+        this.engine = engine;
+        this.mutex = mutex;
+        this.calls = calls;
+        this.members = members;
+        List<RedisDistributedLock> plain = new ArrayList<>(members.size());
+        for (LockKeys keys : members.locks()) {
+            plain.add(new RedisDistributedLock(engine, mutex, keys, null));
+        }
+        this.locks = List.copyOf(plain);
+        this.watchdogLeaseMillis = engine.watchdogLeaseMillis();
+    }
+
+    /** The names, as given and without duplicates, joined by commas. */
+    @Override
+    public String name() {
+        return members.name();
+    }
+
+    // ---- thread-owned ----
+
+    @Override
+    public void lock() {
+        lockUninterruptibly(watchdogLeaseMillis, true);
+    }
+
+    @Override
+    public void lock(Duration lease) {
+        lockUninterruptibly(Require.positive(lease, "lease").toMillis(), false);
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        await(attempt(engine.threadOwner(), watchdogLeaseMillis, true, Long.MAX_VALUE, true));
+    }
+
+    @Override
+    public boolean tryLock() {
+        // One try of each lock, all or nothing; like ReentrantLock.tryLock(), not affected by interrupts.
+        return awaitUninterruptibly(attempt(engine.threadOwner(), watchdogLeaseMillis, true, 0, true)) != null;
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(unit, "unit");
+        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
+    }
+
+    @Override
+    public boolean tryLock(Duration wait) throws InterruptedException {
+        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        return await(attempt(engine.threadOwner(), watchdogLeaseMillis, true, waitNanos, true)) != null;
+    }
+
+    @Override
+    public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
+        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        long leaseMillis = Require.positive(lease, "lease").toMillis();
+        return await(attempt(engine.threadOwner(), leaseMillis, false, waitNanos, true)) != null;
+    }
+
+    /**
+     * Gives back one hold count of each lock, in reverse canonical order. A lock that cannot be released (it was lost,
+     * or Redis failed) does not keep the others from being released; the first such problem is thrown afterwards.
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold every lock (then nothing is released),
+     *                                      or one of them was lost while held
+     */
+    @Override
+    public void unlock() {
+        engine.checkOpen();
+        String owner = engine.threadOwner();
+        for (LockKeys keys : members.locks()) {
+            if (engine.threadHold(mutex, keys, owner) == null) {
+                throw new IllegalMonitorStateException("multi-lock '" + name() + "' is not held by the current "
+                        + "thread (lock '" + keys.name() + "' is not)");
+            }
+        }
+        releaseInReverse(locks.size(), i -> {
+            try {
+                locks.get(i).unlock();
+            } catch (IllegalMonitorStateException lost) {
+                throw new IllegalMonitorStateException("multi-lock '" + name() + "': " + lost.getMessage());
+            }
+        });
+    }
+
+    /** Whether the current thread holds every one of the locks. */
+    @Override
+    public boolean isHeldByCurrentThread() {
+        return holdCount() > 0;
+    }
+
+    /** The least of the current thread's hold counts on the locks: 0 unless it holds all of them. */
+    @Override
+    public int holdCount() {
+        int least = Integer.MAX_VALUE;
+        for (RedisDistributedLock lock : locks) {
+            least = Math.min(least, lock.holdCount());
+        }
+        return least;
+    }
+
+    /**
+     * The highest fencing token of the current thread's holds on the locks.
+     *
+     * @throws IllegalMonitorStateException if the thread does not hold every lock, or one was lost
+     */
+    @Override
+    public long fencingToken() {
+        long max = 0;
+        for (RedisDistributedLock lock : locks) {
+            try {
+                max = Math.max(max, lock.fencingToken());
+            } catch (IllegalMonitorStateException e) {
+                throw new IllegalMonitorStateException("multi-lock '" + name() + "': " + e.getMessage());
+            }
+        }
+        return max;
+    }
+
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("a distributed lock cannot back a java.util.concurrent Condition");
+    }
+
+    private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
+        List<Hold> holds = awaitUninterruptibly(attempt(engine.threadOwner(), leaseMillis, watchdogLease,
+                Long.MAX_VALUE, true));
+        if (holds == null) {
+            throw new IllegalStateException("an unbounded wait for multi-lock '" + name() + "' ended without it");
+        }
+    }
+
+    // ---- handle-owned ----
+
+    @Override
+    public Lease acquire(Duration wait) throws InterruptedException {
+        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        List<Hold> holds = await(attempt(engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false));
+        if (holds == null) {
+            throw timeout(wait);
+        }
+        return new MultiLease(engine, name(), holds);
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
+        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        long leaseMillis = Require.positive(lease, "lease").toMillis();
+        List<Hold> holds = await(attempt(engine.newLeaseOwner(), leaseMillis, false, waitNanos, false));
+        return holds == null ? Optional.empty() : Optional.of(new MultiLease(engine, name(), holds));
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration wait) {
+        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        MultiAttempt attempt = attempt(engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false);
+        CompletableFuture<Lease> lease = new CompletableFuture<>();
+        attempt.result.whenComplete((holds, error) -> {
+            if (error != null) {
+                Throwable failure = error instanceof CancellationException ? error : engine.translate(error);
+                engine.completeForUser(() -> lease.completeExceptionally(failure));
+            } else if (holds == null) {
+                engine.completeForUser(() -> lease.completeExceptionally(timeout(wait)));
+            } else {
+                Lease granted = new MultiLease(engine, name(), holds);
+                engine.completeForUser(() -> {
+                    if (!lease.complete(granted)) {
+                        granted.close(); // the caller cancelled meanwhile
+                    }
+                });
+            }
+        });
+        lease.whenComplete((l, e) -> {
+            if (lease.isCancelled()) {
+                attempt.cancel();
+            }
+        });
+        return lease;
+    }
+
+    private MultiAttempt attempt(String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
+                                 boolean threadOwned) {
+        engine.checkOpen();
+        return new MultiAttempt(engine, mutex, calls, members, owner, engine.holderOfCallingThread(), leaseMillis,
+                watchdogLease, waitNanos, threadOwned).start();
+    }
+
+    // ---- anyone ----
+
+    /** Whether any of the locks is held by anyone right now (so that another owner could not take them all). */
+    @Override
+    public boolean isLocked() {
+        engine.checkOpen();
+        List<CompletableFuture<Boolean>> answers = new ArrayList<>(members.size());
+        for (LockKeys keys : members.locks()) {
+            answers.add(mutex.isLocked(keys));
+        }
+        return awaitAll(answers).stream().anyMatch(Boolean::booleanValue);
+    }
+
+    /**
+     * What Redis says about the locks, one read per lock (not one atomic snapshot when they are in several hash
+     * slots). The holder is present when any lock is held: if one owner holds them all, its description with the
+     * least hold count, the shortest remaining lease and the highest token; otherwise the holder of the first held
+     * lock in canonical order. The last fencing token is the highest of the locks' last tokens. Inspect the names one
+     * by one ({@code Baton.inspect(name)}) for the details of each.
+     */
+    @Override
+    public LockInfo inspect() {
+        engine.checkOpen();
+        List<CompletableFuture<LockInfo>> answers = new ArrayList<>(members.size());
+        for (LockKeys keys : members.locks()) {
+            answers.add(mutex.inspect(keys));
+        }
+        return combine(name(), awaitAll(answers));
+    }
+
+    /** Deletes every one of the locks, whoever holds them (administrative); true if any existed. */
+    @Override
+    public boolean forceUnlock() {
+        engine.checkOpen();
+        List<CompletableFuture<Boolean>> answers = new ArrayList<>(members.size());
+        for (LockKeys keys : members.locks()) {
+            answers.add(mutex.forceUnlock(keys));
+        }
+        return awaitAll(answers).stream().anyMatch(Boolean::booleanValue);
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock{multi-lock=" + name() + "}";
+    }
+
+    // ---- shared with MultiLease ----
+
+    /**
+     * Runs {@code release} for indexes {@code count - 1} down to 0; a release that throws does not stop the others.
+     * The first exception is rethrown at the end, with the later ones suppressed; an {@link
+     * IllegalMonitorStateException} comes first, since it says what the caller most needs to know (a lock was lost).
+     */
+    static void releaseInReverse(int count, IntConsumer release) {
+        RuntimeException first = null;
+        for (int i = count - 1; i >= 0; i--) {
+            try {
+                release.accept(i);
+            } catch (RuntimeException e) {
+                if (first == null) {
+                    first = e;
+                } else if (e instanceof IllegalMonitorStateException
+                        && !(first instanceof IllegalMonitorStateException)) {
+                    e.addSuppressed(first);
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    /** See {@link #inspect()}. */
+    private static LockInfo combine(String name, List<LockInfo> infos) {
+        long lastToken = infos.stream().mapToLong(LockInfo::lastFencingToken).max().orElse(0);
+        List<LockInfo.Holder> holders = infos.stream().map(LockInfo::holder).flatMap(Optional::stream).toList();
+        if (holders.isEmpty()) {
+            return new LockInfo(name, Optional.empty(), lastToken);
+        }
+        LockInfo.Holder first = holders.get(0);
+        boolean oneOwner = holders.size() == infos.size() && holders.stream().allMatch(h ->
+                h.batonInstance().equals(first.batonInstance()) && h.pid() == first.pid()
+                        && h.host().equals(first.host()) && h.thread().equals(first.thread())
+                        && h.leaseOwned() == first.leaseOwned());
+        if (!oneOwner) {
+            return new LockInfo(name, Optional.of(first), lastToken);
+        }
+        int holdCount = holders.stream().mapToInt(LockInfo.Holder::holdCount).min().orElseThrow();
+        Duration remaining = holders.stream().map(LockInfo.Holder::remainingLease).min(Duration::compareTo)
+                .orElseThrow();
+        long token = holders.stream().mapToLong(LockInfo.Holder::fencingToken).max().orElseThrow();
+        return new LockInfo(name, Optional.of(new LockInfo.Holder(first.batonInstance(), first.host(), first.pid(),
+                first.thread(), first.leaseOwned(), holdCount, remaining, token)), lastToken);
+    }
+
+    // ---- waiting ----
+
+    private <T> List<T> awaitAll(List<CompletableFuture<T>> answers) {
+        engine.gateway().await(CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new)));
+        List<T> values = new ArrayList<>(answers.size());
+        answers.forEach(a -> values.add(a.join()));
+        return values;
+    }
+
+    /** Waits for an attempt that ends by itself (no deadline, or single tries); keeps an interrupt for the caller. */
+    private List<Hold> awaitUninterruptibly(MultiAttempt attempt) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                try {
+                    return attempt.result.get();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw engine.translate(e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Waits for an attempt; on interrupt abandons it and waits (bounded) until whatever it took was given back, so the
+     * caller leaves nothing behind. If it got every lock just before the interrupt won, the caller keeps them and the
+     * interrupt, like {@link java.util.concurrent.locks.ReentrantLock}.
+     */
+    private List<Hold> await(MultiAttempt attempt) throws InterruptedException {
+        try {
+            return attempt.result.get();
+        } catch (InterruptedException e) {
+            // One command per lock to give back, each bounded by the command timeout.
+            long boundMillis = engine.gateway().commandTimeout().toMillis() * 2 * (members.size() + 1);
+            try {
+                attempt.cancel().get(boundMillis, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
+                // best effort: a lock that could not be given back expires with its lease
+            }
+            if (attempt.result.isDone() && !attempt.result.isCompletedExceptionally()
+                    && attempt.result.getNow(null) != null) {
+                Thread.currentThread().interrupt();
+                return attempt.result.getNow(null);
+            }
+            throw e;
+        } catch (ExecutionException e) {
+            throw engine.translate(e.getCause());
+        }
+    }
+
+    private LockTimeoutException timeout(Duration wait) {
+        return new LockTimeoutException("multi-lock '" + name() + "' was not acquired within " + wait);
+    }
+}
