@@ -1,6 +1,7 @@
 package dev.baton;
 
 import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.primitives.Primitives;
 import dev.baton.internal.ratelimit.RedisRateLimiter;
 import dev.baton.internal.runtime.BatonRuntime;
 
@@ -42,11 +43,13 @@ public final class Baton implements AutoCloseable {
     private final BatonConfig config;
     private final BatonRuntime runtime;
     private final LockEngine engine;
+    private final Primitives primitives;
 
     private Baton(BatonConfig config) {
         this.config = config;
         this.runtime = BatonRuntime.start(config);
         this.engine = LockEngine.start(runtime);
+        this.primitives = new Primitives(runtime, engine);
     }
 
     /**
@@ -97,7 +100,7 @@ public final class Baton implements AutoCloseable {
      * @throws IllegalArgumentException if the name is blank or too long
      */
     public DistributedLock lock(String name) {
-        return engine.lock(name);
+        return primitives.lock(name);
     }
 
     /**
@@ -115,7 +118,7 @@ public final class Baton implements AutoCloseable {
      *                                       on Redlock masters
      */
     public DistributedLock lock(String name, LockOptions options) {
-        return engine.lock(name, options);
+        return primitives.lock(name, options);
     }
 
     /**
@@ -135,7 +138,7 @@ public final class Baton implements AutoCloseable {
      * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public DistributedLock fairLock(String name) {
-        return engine.fairLock(name);
+        return primitives.fairLock(name);
     }
 
     /**
@@ -147,7 +150,7 @@ public final class Baton implements AutoCloseable {
      * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public DistributedReadWriteLock readWriteLock(String name) {
-        return engine.readWriteLock(name);
+        return primitives.readWriteLock(name);
     }
 
     /**
@@ -162,7 +165,7 @@ public final class Baton implements AutoCloseable {
      * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
      */
     public DistributedSemaphore semaphore(String name, int permits) {
-        return engine.semaphore(name, permits);
+        return primitives.semaphore(name, permits);
     }
 
     /**
@@ -185,7 +188,7 @@ public final class Baton implements AutoCloseable {
      *                                       Redlock masters
      */
     public DistributedLock multiLock(String... names) {
-        return engine.multiLock(names);
+        return primitives.multiLock(names);
     }
 
     /**
@@ -226,7 +229,7 @@ public final class Baton implements AutoCloseable {
      * @throws BatonUnavailableException if Redis is unreachable
      */
     public LockInfo inspect(String name) {
-        return engine.inspect(name);
+        return primitives.inspect(name);
     }
 
     /**
@@ -249,7 +252,7 @@ public final class Baton implements AutoCloseable {
      * @return the check's result; {@link BatonHealth.Status#CLOSED} once this Baton is closed
      */
     public BatonHealth health() {
-        return engine.health();
+        return primitives.health();
     }
 
     /**

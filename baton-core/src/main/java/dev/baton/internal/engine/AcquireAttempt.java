@@ -59,7 +59,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * However the attempt ends, it leaves nothing behind: timers cancelled, waiter unregistered, and an acquisition that
  * succeeded in Redis after the attempt had already ended is released again.
  */
-public final class AcquireAttempt implements ReleaseNotifications.Waiter {
+public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pending<Hold> {
 
     /** What a successful attempt got: the fencing token, Redis's hold count, and when the winning try was sent. */
     public record Grant(long token, int holdCount, long sentAtNanos) {
@@ -167,6 +167,12 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter {
      * was ending it when this call came) and a try that was in flight has come back and, if it acquired the lock
      * after all, the lock was released again.
      */
+    @Override
+    public CompletableFuture<Hold> result() {
+        return result;
+    }
+
+    @Override
     public CompletableFuture<Void> cancel() {
         end(LIVE, State.CANCELLED, null, null);
         return result.handle((hold, e) -> null).thenCompose(v -> settled);
@@ -227,7 +233,7 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter {
      */
     @Override
     public boolean claim() {
-        if (request.acknowledgement() != null || transition(ASLEEP, State.CLAIMED) == null) {
+        if (!request.driver().localQueueing() || transition(ASLEEP, State.CLAIMED) == null) {
             return false;
         }
         cancelRecheck();

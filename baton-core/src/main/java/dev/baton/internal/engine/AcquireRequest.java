@@ -1,7 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.ReplicaAcknowledgement;
-
 /**
  * What one acquisition asks Redis for (the arguments of its driver's acquire script).
  *
@@ -13,13 +11,13 @@ import dev.baton.ReplicaAcknowledgement;
  * @param leaseMillis lease to set (or lengthen, on re-entry)
  * @param heldToken   token of the hold the owner already has and may re-enter, 0 if none
  * @param watchdog    whether the hold is renewed by the watchdog (no explicit lease)
- * @param threadOwned whether the owner is a thread (re-entrant) rather than a lease
+ * @param reentrant   whether the owner may hold the lock more than once (a thread, as the facades name it) rather
+ *                    than being a lease
  * @param startedNanos when the caller asked (on the runtime's ticker), for the time it waited
- * @param acknowledgement how many replicas must acknowledge a grant ({@code WAIT}), or null for none
- * @param ownerThread the thread that owns a thread-owned request's hold (the watchdog stops at its end), null for a
- *                    lease
+ * @param ownerThread the thread whose end ends a re-entrant owner's watchdog hold (the facade's calling thread),
+ *                    null for a lease
  */
 public record AcquireRequest(LockDriver driver, LockKeys keys, String owner, String holder, int permits, long leaseMillis,
-                      long heldToken, boolean watchdog, boolean threadOwned, long startedNanos,
-                      ReplicaAcknowledgement acknowledgement, Thread ownerThread) {
+                             long heldToken, boolean watchdog, boolean reentrant, long startedNanos,
+                             Thread ownerThread) {
 }

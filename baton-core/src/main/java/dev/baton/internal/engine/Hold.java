@@ -9,7 +9,7 @@ import java.util.concurrent.ScheduledFuture;
 
 /**
  * One acquisition as this process sees it: owner, fencing token, hold count and the local belief about its lease.
- * Shared by the thread-owned lock (where re-entries raise {@link #count}) and by {@link RedisLease}.
+ * Shared by the thread-owned lock (where re-entries raise {@link #count}) and by {@link HoldLease}.
  *
  * <p>A hold ends exactly once, either {@link #markReleased() released} or {@link #markLost(String) lost}; only a
  * loss completes {@link #lost} (the engine does, on its callback executor). The local expiry estimate is

@@ -1,6 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.LockInfo;
 import dev.baton.LockType;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -52,25 +51,13 @@ public interface LockDriver {
     LockType type();
 
     /**
-     * Called before a thread-owned attempt sends anything: throws {@link IllegalMonitorStateException} if this owner
-     * may not ask for the lock at all, because waiting would deadlock against its own holds (a read-write lock's
-     * read-to-write upgrade). The default allows every request.
-     */
-    default void checkThreadOwner(LockEngine engine, LockKeys keys, String owner) {
-    }
-
-    /**
-     * Called before an attempt sends anything, with the lease it asks for: throws {@link IllegalArgumentException}
-     * (naming the lease) if this kind of lock cannot grant it. The default accepts every positive lease; the Redlock
-     * refuses leases longer than its masters' sit-out time.
-     */
-    default void checkLease(long leaseMillis) {
-    }
-
-    /**
      * For how long after an acquisition or renewal was sent a hold of {@code leaseMillis} counts as held here. The
      * default is the lease itself (a single Redis counts it from when the command arrived, which is after it was
      * sent); the Redlock keeps back an allowance for the masters' clocks drifting apart.
+     *
+     * <p>Also asked before an attempt sends anything: throws {@link IllegalArgumentException} (naming the lease) if
+     * this kind of lock cannot grant it. The default accepts every positive lease; the Redlock refuses leases longer
+     * than its masters' sit-out time.
      */
     default long validityMillis(long leaseMillis) {
         return leaseMillis;
@@ -172,13 +159,4 @@ public interface LockDriver {
     default CompletableFuture<Boolean> keep(Hold hold, long millis) {
         throw new UnsupportedOperationException("a lease of this kind of lock cannot be released after a delay");
     }
-
-    /** Deletes the lock whoever holds it (administrative); true if it existed. */
-    CompletableFuture<Boolean> forceUnlock(LockKeys keys);
-
-    /** Whether anyone holds the lock right now. */
-    CompletableFuture<Boolean> isLocked(LockKeys keys);
-
-    /** Who holds the lock, how often, for how much longer, and the last fencing token: one atomic read. */
-    CompletableFuture<LockInfo> inspect(LockKeys keys);
 }

@@ -1,19 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.FairLockDriver;
-import dev.baton.internal.lock.LockCalls;
-import dev.baton.internal.multi.MultiLockCalls;
-import dev.baton.internal.multi.MultiLockMembers;
-import dev.baton.internal.multi.RedisMultiLock;
-import dev.baton.internal.primitives.NameInspection;
-import dev.baton.internal.redlock.RedlockDriver;
-import dev.baton.internal.rw.ReadLockCalls;
-import dev.baton.internal.rw.ReadWriteCalls;
-import dev.baton.internal.rw.RedisReadWriteLock;
-import dev.baton.internal.rw.WriteLockCalls;
-import dev.baton.internal.semaphore.RedisSemaphore;
-import dev.baton.internal.semaphore.SemaphoreCalls;
-import dev.baton.internal.semaphore.SemaphoreTotals;
 
 import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Identity;
@@ -59,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * The lock machinery of one Baton, shared by every kind of lock and by thread-owned locks and leases alike: it runs
  * attempts, turns grants into {@link Hold}s, hands watchdog holds to the {@link Watchdog}, times fixed leases out and
  * tells holders about lost leases. What differs between kinds of lock (the scripts, whether holds are exclusive) is
- * in their {@link LockDriver}; facades ({@link RedisDistributedLock}, {@link RedisLease}) only check arguments and
+ * in their {@link LockDriver}; facades ({@link DriverLock}, {@link HoldLease}) only check arguments and
  * translate outcomes.
  *
  * <p>Owners are opaque strings: {@code <instance>:t<thread id>} for thread-owned holds, {@code <instance>:L<n>} for
@@ -68,8 +54,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LockEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
-    /** The lock name {@link #health()} inspects: nobody needs to hold it; reading it proves the scripts run. */
-    private static final String HEALTH_PROBE = "baton-health-probe";
     /** The first wait before an unconfirmed abandon is sent again; it doubles up to the maximum. */
     private static final long ABANDON_RETRY_FIRST_MILLIS = 100;
     private static final long ABANDON_RETRY_MAX_MILLIS = 1000;
@@ -88,7 +72,7 @@ public final class LockEngine implements AutoCloseable {
     private final Ticker ticker;
     private final ReleaseNotifications notifications;
     private final Watchdog watchdog;
-    private final Map<HoldKey, Hold> threadHolds = new ConcurrentHashMap<>();
+    private final Map<HoldKey, Hold> reentrantHolds = new ConcurrentHashMap<>();
     /**
      * The hold of this Baton on each lock it holds, by lock key, for drivers with {@link LockDriver#localQueueing()}:
      * lets local waiters queue without asking Redis.
@@ -107,18 +91,8 @@ public final class LockEngine implements AutoCloseable {
      * try of its owner onto the wire.
      */
     private final Object abandonOrder = new Object();
-    private final LockCalls calls;
-    /** The plain lock's driver: {@link #calls}, or a {@link RedlockDriver} on independent masters. */
-    private final LockDriver mutex;
-    /** Why this Baton runs only plain locks (it is a Redlock), or null if it runs every kind. */
-    private final String plainOnly;
-    private final ReadLockCalls readCalls;
-    private final WriteLockCalls writeCalls;
-    private final FairLockDriver fair;
     private final long recheckNanos;
     private final int localHandoffLimit;
-    /** Warns once per semaphore name of a total in Redis other than the one asked for. */
-    private final SemaphoreTotals semaphoreTotals = new SemaphoreTotals();
 
     private LockEngine(BatonRuntime runtime, boolean owned) {
         this.runtime = runtime;
@@ -132,19 +106,6 @@ public final class LockEngine implements AutoCloseable {
         this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
-        this.calls = new LockCalls(gateway, config.fencingTokenRetention(), ticker, config.fairnessThreshold(),
-                config.recheckInterval());
-        if (gateway instanceof QuorumTransport masters) {
-            this.mutex = new RedlockDriver(masters, config, ticker);
-            this.plainOnly = "only plain locks run on Redlock masters (BatonConfig.redlock): see docs/redlock.md";
-        } else {
-            this.mutex = calls;
-            this.plainOnly = null;
-        }
-        this.readCalls = new ReadLockCalls(gateway, config.fencingTokenRetention());
-        this.writeCalls = new WriteLockCalls(gateway, config.fencingTokenRetention(), readCalls,
-                config.recheckInterval());
-        this.fair = new FairLockDriver(gateway, config, calls);
         this.localHandoffLimit = config.localHandoffLimit();
         runtime.onClose(this::endEverything);
         watchdog.start();
@@ -167,90 +128,6 @@ public final class LockEngine implements AutoCloseable {
         return runtime.instanceId();
     }
 
-    public DistributedLock lock(String name) {
-        return lock(name, LockOptions.defaults());
-    }
-
-    /**
-     * A lock with its own options.
-     *
-     * @throws UnsupportedOperationException if the options ask for replica acknowledgement on a cluster
-     */
-    public DistributedLock lock(String name, LockOptions options) {
-        LockKeys keys = LockKeys.of(config.namespace(), Require.lockName(name));
-        Objects.requireNonNull(options, "options");
-        checkOpen();
-        ReplicaAcknowledgement ack = options.replicaAcknowledgement(config).orElse(null);
-        if (ack != null && plainOnly != null) {
-            throw new UnsupportedOperationException("lock '" + name + "': replica-acknowledged locks are not supported "
-                    + "on Redlock masters, whose safety comes from the majority; use LockOptions.unacknowledged()");
-        }
-        if (ack != null && gateway.isCluster()) {
-            throw new UnsupportedOperationException("lock '" + name + "': replica-acknowledged locks are not supported "
-                    + "on a Redis Cluster (WAIT would have to reach the master of the lock's hash slot); use "
-                    + "LockOptions.unacknowledged() there");
-        }
-        return new RedisDistributedLock(this, mutex, keys, ack);
-    }
-
-    /** The fair lock of this name (see {@link FairLockDriver}). */
-    public DistributedLock fairLock(String name) {
-        LockKeys keys = FairLockDriver.keys(config.namespace(), Require.lockName(name));
-        checkOpen();
-        plainLocksOnly("fair lock '" + name + "'", "its queue");
-        return new RedisDistributedLock(this, fair, keys, null);
-    }
-
-    /**
-     * The read-write lock of this name. Its acquisitions are never replica-acknowledged, whatever the Baton's
-     * default (see docs/read-write-lock.md).
-     */
-    public DistributedReadWriteLock readWriteLock(String name) {
-        LockKeys keys = ReadWriteCalls.keys(config.namespace(), Require.lockName(name));
-        checkOpen();
-        plainLocksOnly("read-write lock '" + name + "'", "its readers and writer intents");
-        return new RedisReadWriteLock(this, readCalls, writeCalls, keys);
-    }
-
-    /** The semaphore of this name, with {@code permits} in total if it is new (docs/semaphore.md). */
-    public DistributedSemaphore semaphore(String name, int permits) {
-        LockKeys keys = SemaphoreCalls.keys(config.namespace(), Require.lockName(name));
-        Require.positive(permits, "permits");
-        checkOpen();
-        plainLocksOnly("semaphore '" + name + "'", "its holders, queue and total");
-        return new RedisSemaphore(this, SemaphoreCalls.of(gateway, config, permits, semaphoreTotals), keys);
-    }
-
-    /**
-     * The multi-lock over these names: all of their plain locks, or none (see {@link RedisMultiLock}).
-     *
-     * @throws IllegalArgumentException      if no name is given, or a name is blank or too long
-     * @throws UnsupportedOperationException if this Baton asks for replica acknowledgement by default
-     */
-    public DistributedLock multiLock(String... names) {
-        MultiLockMembers members = MultiLockMembers.of(config.namespace(), gateway.isCluster(), names);
-        checkOpen();
-        plainLocksOnly("multi-lock '" + members.name() + "'", "the locks it takes together in one script");
-        if (config.replicaAcknowledgement().isPresent()) {
-            throw new UnsupportedOperationException("multi-lock '" + members.name() + "': replica acknowledgement "
-                    + "(BatonConfig.replicaAcknowledgement) is not supported by multi-locks");
-        }
-        return new RedisMultiLock(this, calls, new MultiLockCalls(gateway, config.fencingTokenRetention()), members);
-    }
-
-    /**
-     * Every kind of object under this name, read in one atomic script ({@link NameInspection#everyKind}); on Redlock
-     * masters, where only plain locks exist, the plain lock's quorum read.
-     */
-    public LockInfo inspect(String name) {
-        checkOpen();
-        String checked = Require.lockName(name);
-        if (plainOnly != null) {
-            return gateway.await(mutex.inspect(LockKeys.of(config.namespace(), checked)));
-        }
-        return gateway.await(NameInspection.everyKind(gateway, config.namespace(), checked));
-    }
-
     /** The holds of this engine still held, as snapshots; see {@code Baton.heldLocks()}. */
     public List<HeldLock> heldLocks() {
         long now = ticker.nanos();
@@ -265,111 +142,40 @@ public final class LockEngine implements AutoCloseable {
         return snapshot;
     }
 
-    /**
-     * Runs the plain lock's read-only inspect script on a name of its own, bounded by the command timeout: it
-     * reaches Redis and needs Baton's scripts (sent by SHA, or loaded on NOSCRIPT); see {@code Baton.health()}.
-     */
-    public BatonHealth health() {
-        String endpoint = gateway.endpoint();
-        String topology = plainOnly != null ? "redlock" : gateway.isCluster() ? "cluster"
-                : config.uri().startsWith("redis-sentinel") || config.uri().startsWith("rediss-sentinel") ? "sentinel"
-                : "standalone";
-        if (runtime.isClosed()) {
-            return BatonHealth.down(BatonHealth.Status.CLOSED, endpoint, topology, "this Baton is closed");
-        }
-        long start = ticker.nanos();
-        try {
-            gateway.await(mutex.inspect(LockKeys.of(config.namespace(), HEALTH_PROBE)));
-            return BatonHealth.up(endpoint, topology, Duration.ofNanos(ticker.nanos() - start));
-        } catch (BatonUnavailableException e) {
-            return BatonHealth.down(BatonHealth.Status.UNREACHABLE, endpoint, topology, e.getMessage());
-        } catch (BatonException e) {
-            return BatonHealth.down(BatonHealth.Status.REFUSED, endpoint, topology, e.getMessage());
-        } catch (IllegalStateException e) { // closed meanwhile
-            return BatonHealth.down(BatonHealth.Status.CLOSED, endpoint, topology, e.getMessage());
-        }
-    }
-
-    /** The driver of the plain reentrant lock. */
-    public LockDriver mutex() {
-        return mutex;
-    }
-
-    /**
-     * Refuses a kind of lock on Redlock masters, before any Redis call.
-     *
-     * @param what  the lock, for the message
-     * @param state what of it would have to live on a quorum
-     * @throws UnsupportedOperationException on Redlock masters
-     */
-    private void plainLocksOnly(String what, String state) {
-        if (plainOnly != null) {
-            throw new UnsupportedOperationException(what + " cannot run on Redlock masters: " + state + " would have "
-                    + "to be agreed by a majority of independent masters, which Baton does not do; " + plainOnly);
-        }
-    }
-
-    /** This Baton's namespace, the first part of every key. */
-    String namespace() {
-        return config.namespace();
-    }
-
-    // ---- owners ----
-
-    public String threadOwner() {
-        return identity.threadOwner();
-    }
-
-    public String newLeaseOwner() {
-        return identity.newLeaseOwner();
-    }
-
-    /** The holder description of the calling thread, as acquire scripts record it for operators. */
-    public String holderOfCallingThread() {
-        return identity.holderOfCallingThread();
+    /** Who is asking: owner ids and holder descriptions, for the facades (the engine itself sees only owners). */
+    public Identity identity() {
+        return identity;
     }
 
     // ---- acquiring ----
 
     /**
-     * Starts an attempt for the calling thread (its name is recorded as the holder's thread). A thread-owned attempt
-     * may re-enter the thread's current hold; a lease attempt never re-enters.
-     */
-    public AcquireAttempt attempt(LockKeys keys, String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
-                           boolean threadOwned, ReplicaAcknowledgement ack) {
-        return attempt(mutex, keys, owner, 1, leaseMillis, watchdogLease, waitNanos, threadOwned, ack);
-    }
-
-    /**
-     * Starts an attempt on a lock of any kind; see {@link #attempt(LockKeys, String, long, boolean, long, boolean,
-     * ReplicaAcknowledgement)}.
+     * Starts an attempt on behalf of the calling thread (its description is recorded as the holder's). A re-entrant
+     * attempt may re-enter the owner's current hold of this lock; a lease attempt never re-enters.
      *
-     * @param permits how much of the lock to ask for (1, or n permits of a semaphore)
-     * @param ack     replica acknowledgement, only for the plain lock ({@link #mutex()}); null otherwise
+     * @param permits     how much of the lock to ask for (1, or n permits of a semaphore)
+     * @param ownerThread the thread whose end ends a watchdog-renewed hold of a re-entrant owner (see
+     *                    {@link #ownerThreadEnded}), or null
      */
     public AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, int permits, long leaseMillis,
-                           boolean watchdogLease, long waitNanos, boolean threadOwned, ReplicaAcknowledgement ack) {
-        return attempt(driver, keys, owner, identity.holderOfCallingThread(), threadOwned ? Thread.currentThread() : null,
-                permits, leaseMillis, watchdogLease, waitNanos, threadOwned, ack);
+                                  boolean watchdogLease, long waitNanos, boolean reentrant, Thread ownerThread) {
+        return attempt(driver, keys, owner, identity.holderOfCallingThread(), ownerThread, permits, leaseMillis,
+                watchdogLease, waitNanos, reentrant);
     }
 
     /**
-     * Starts an attempt on behalf of a caller described by {@code holder} ({@link #holderOfCallingThread()}, taken on
-     * the caller's thread), owned by {@code ownerThread} if thread-owned: for composite acquisitions that go on from
-     * callbacks, such as a multi-lock's.
+     * Starts an attempt on behalf of a caller described by {@code holder} (taken on the caller's thread): for
+     * composite acquisitions that go on from callbacks, such as a multi-lock's.
      */
     public AcquireAttempt attempt(LockDriver driver, LockKeys keys, String owner, String holder, Thread ownerThread,
-                           int permits, long leaseMillis, boolean watchdogLease, long waitNanos, boolean threadOwned,
-                           ReplicaAcknowledgement ack) {
+                                  int permits, long leaseMillis, boolean watchdogLease, long waitNanos,
+                                  boolean reentrant) {
         checkOpen();
-        driver.checkLease(leaseMillis);
-        if (threadOwned) {
-            driver.checkThreadOwner(this, keys, owner);
-        }
-        Hold current = threadOwned ? threadHolds.get(holdKey(driver, keys, owner)) : null;
+        driver.validityMillis(leaseMillis); // refuses a lease the driver cannot grant, before anything is sent
+        Hold current = reentrant ? reentrantHolds.get(holdKey(driver, keys, owner)) : null;
         long heldToken = current != null && current.isHeld() ? current.token : 0;
         AcquireRequest request = new AcquireRequest(driver, keys, owner, holder, permits, leaseMillis, heldToken,
-                watchdogLease, threadOwned, ticker.nanos(), ack, threadOwned ? ownerThread : null);
+                watchdogLease, reentrant, ticker.nanos(), reentrant ? ownerThread : null);
         return new AcquireAttempt(this, request, waitNanos).start();
     }
 
@@ -377,50 +183,15 @@ public final class LockEngine implements AutoCloseable {
         if (!unconfirmedAbandons.isEmpty()) {
             sendUnconfirmedAbandonsBefore(r);
         }
-        ReplicaAcknowledgement ack = r.acknowledgement();
-        return ack == null ? r.driver().acquire(r, willWait)
-                : calls.acquireAcknowledged(r, willWait, ack).thenCompose(reply -> confirm(r, ack, reply));
+        return r.driver().acquire(r, willWait);
     }
 
     /**
-     * A grant counts once enough replicas acknowledged it. Otherwise it is undone, precisely (owner and token: a
-     * fresh hold is deleted, a re-entry's count goes back), before the attempt fails, so that the caller's exception
-     * arrives with nothing left behind. A try that found the lock held passes through: it wrote at most the
-     * {@code waiters} mark, which needs no acknowledgement.
+     * Whether a release of {@code keys} must publish even if no waiter marked the lock in Redis: this Baton has local
+     * waiters on its channel.
      */
-    private CompletableFuture<LockDriver.Acquired> confirm(AcquireRequest r, ReplicaAcknowledgement ack,
-                                                           LockCalls.AcknowledgedAcquire reply) {
-        LockDriver.Acquired acquired = reply.acquired();
-        if (!acquired.granted()) {
-            return CompletableFuture.completedFuture(acquired);
-        }
-        String name = r.keys().name();
-        if (reply.waitFailure() == null && reply.acknowledged() >= ack.replicas()) {
-            if (log.isDebugEnabled()) {
-                log.debug("lock '{}' (fencing token {}, hold count {}): {} replicas acknowledged, {} required",
-                        name, acquired.token(), acquired.holdCount(), reply.acknowledged(), ack.replicas());
-            }
-            return CompletableFuture.completedFuture(acquired);
-        }
-        if (log.isDebugEnabled() && reply.waitFailure() == null) {
-            log.debug("lock '{}' (fencing token {}, hold count {}): {} replicas acknowledged within {}, {} required",
-                    name, acquired.token(), acquired.holdCount(), reply.acknowledged(), ack.timeout(), ack.replicas());
-        }
-        RuntimeException failure = reply.waitFailure() != null ? reply.waitFailure()
-                : new ReplicaAcknowledgementException(name, reply.acknowledged(), ack.replicas(), ack.timeout());
-        log.warn("undoing the acquisition of lock '{}' (fencing token {}, hold count {}, owner {}): {}", name,
-                acquired.token(), acquired.holdCount(), r.owner(), failure.getMessage());
-        return r.driver().release(r.keys(), r.owner(), acquired.token(),
-                        notifications.hasWaiters(r.keys().channel()))
-                .handle((left, e) -> {
-                    if (e != null) {
-                        RuntimeException undo = translate(e);
-                        failure.addSuppressed(undo);
-                        log.warn("could not undo the acquisition of lock '{}' (fencing token {}); it expires with its "
-                                + "lease: {}", name, acquired.token(), undo.getMessage());
-                    }
-                    throw new CompletionException(failure);
-                });
+    public boolean hasLocalWaiters(LockKeys keys) {
+        return notifications.hasWaiters(keys.channel());
     }
 
     /**
@@ -443,7 +214,7 @@ public final class LockEngine implements AutoCloseable {
         }
         long expiresAt = grant.sentAtNanos()
                 + TimeUnit.MILLISECONDS.toNanos(r.driver().validityMillis(r.leaseMillis()));
-        Hold existing = r.threadOwned() ? threadHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
+        Hold existing = r.reentrant() ? reentrantHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
         if (existing != null && existing.isHeld()) {
             if (existing.token == grant.token()) {
                 // The count is the caller's own: Redis may count more, if a re-entry whose reply was lost ran after
@@ -461,8 +232,8 @@ public final class LockEngine implements AutoCloseable {
             log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
                     r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
         }
-        if (r.threadOwned()) {
-            threadHolds.put(holdKey(r.driver(), r.keys(), r.owner()), hold);
+        if (r.reentrant()) {
+            reentrantHolds.put(holdKey(r.driver(), r.keys(), r.owner()), hold);
         }
         track(hold);
         return hold;
@@ -477,7 +248,7 @@ public final class LockEngine implements AutoCloseable {
         }
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);
-        threadHolds.remove(holdKey(hold), hold);
+        reentrantHolds.remove(holdKey(hold), hold);
         hold.markReleased();
         live.remove(hold);
     }
@@ -631,7 +402,7 @@ public final class LockEngine implements AutoCloseable {
         }
         hold.markReleased();
         live.remove(hold);
-        threadHolds.remove(holdKey(hold), hold);
+        reentrantHolds.remove(holdKey(hold), hold);
         if (log.isDebugEnabled()) {
             log.debug("left lock '{}' (fencing token {}) to expire in {} ms", hold.keys.name(), hold.token, millis);
         }
@@ -735,7 +506,7 @@ public final class LockEngine implements AutoCloseable {
     public void abandon(AcquireRequest request, boolean mayHoldGrant) {
         Unconfirmed key = null;
         if (mayHoldGrant && unconfirmedAbandons.size() < MAX_UNCONFIRMED_ABANDONS) {
-            key = new Unconfirmed(request.owner(), request.keys().lock(), request.driver());
+            key = new Unconfirmed(request.owner(), request.keys().lock(), request.driver().type());
             unconfirmedAbandons.put(key, request);
         }
         sendAbandon(request, mayHoldGrant, key, ABANDON_RETRY_FIRST_MILLIS);
@@ -813,12 +584,12 @@ public final class LockEngine implements AutoCloseable {
         }
     }
 
-    void forgetThreadHold(Hold hold) {
-        threadHolds.remove(holdKey(hold), hold);
+    void forgetReentrantHold(Hold hold) {
+        reentrantHolds.remove(holdKey(hold), hold);
     }
 
-    public Hold threadHold(LockDriver driver, LockKeys keys, String owner) {
-        return threadHolds.get(holdKey(driver, keys, owner));
+    public Hold reentrantHold(LockDriver driver, LockKeys keys, String owner) {
+        return reentrantHolds.get(holdKey(driver, keys, owner));
     }
 
     /**
@@ -830,7 +601,7 @@ public final class LockEngine implements AutoCloseable {
      * {@code LeaseLost} event.
      */
     void ownerThreadEnded(Hold hold) {
-        threadHolds.remove(holdKey(hold), hold);
+        reentrantHolds.remove(holdKey(hold), hold);
         lost(hold, "its owning thread '" + hold.ownerThread.getName() + "' ended without unlocking it; released, "
                 + "since nobody can unlock it any more");
         releaseWhole(hold, Math.max(1, hold.count()));
@@ -864,21 +635,6 @@ public final class LockEngine implements AutoCloseable {
 
     public void completeForUser(Runnable completion) {
         runtime.completeForUser(completion);
-    }
-
-    boolean forceUnlock(LockDriver driver, LockKeys keys) {
-        checkOpen();
-        return gateway.await(driver.forceUnlock(keys));
-    }
-
-    boolean isLocked(LockDriver driver, LockKeys keys) {
-        checkOpen();
-        return gateway.await(driver.isLocked(keys));
-    }
-
-    LockInfo inspect(LockDriver driver, LockKeys keys) {
-        checkOpen();
-        return gateway.await(driver.inspect(keys));
     }
 
     // ---- plumbing for the engine's parts ----
@@ -946,12 +702,12 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /** What this engine is keeping track of right now; for leak tests and diagnostics. */
-    public record Bookkeeping(int renewedHolds, int threadHolds, int localHolders, int waitedLockNames, int waiters,
+    public record Bookkeeping(int renewedHolds, int reentrantHolds, int localHolders, int waitedLockNames, int waiters,
                        int sleepingWaiters, int scheduledTasks) {
     }
 
     public Bookkeeping bookkeeping() {
-        return new Bookkeeping(watchdog.watchedCount(), threadHolds.size(), localHolders.size(),
+        return new Bookkeeping(watchdog.watchedCount(), reentrantHolds.size(), localHolders.size(),
                 notifications.channelCount(), notifications.waiterCount(), notifications.sleepingWaiterCount(),
                 runtime.scheduledTasks());
     }
@@ -979,7 +735,7 @@ public final class LockEngine implements AutoCloseable {
         Set<Hold> held = Collections.newSetFromMap(new IdentityHashMap<>());
         held.addAll(localHolders.values());
         held.addAll(live);
-        held.addAll(threadHolds.values());
+        held.addAll(reentrantHolds.values());
         held.addAll(watchdog.watched());
         for (Hold hold : held) {
             lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease");
@@ -999,15 +755,15 @@ public final class LockEngine implements AutoCloseable {
      * read-write lock are two holds). Not a concatenated string: it is looked up several times per lock() and
      * unlock(), and both strings are long-lived, with their hashes cached.
      */
-    private record HoldKey(String owner, String lock, LockDriver driver) {
+    private record HoldKey(String owner, String lock, LockType type) {
     }
 
     /** An attempt's owner, lock and kind of lock, for {@link #unconfirmedAbandons}. */
-    private record Unconfirmed(String owner, String lock, LockDriver driver) {
+    private record Unconfirmed(String owner, String lock, LockType type) {
     }
 
     private static HoldKey holdKey(LockDriver driver, LockKeys keys, String owner) {
-        return new HoldKey(owner, keys.lock(), driver);
+        return new HoldKey(owner, keys.lock(), driver.type());
     }
 
     private static HoldKey holdKey(Hold hold) {

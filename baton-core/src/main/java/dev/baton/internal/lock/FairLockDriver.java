@@ -4,7 +4,8 @@ import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.primitives.NameInspection;
+import dev.baton.internal.engine.InspectCall;
+import dev.baton.internal.engine.LockView;
 
 import dev.baton.LockType;
 import dev.baton.internal.transport.HashTag;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * plain lock's renew call serves fair holds as well. A fair lock is a lock of its own: its keys carry the
  * kind {@code fair} ({@link #keys}), so it never excludes the plain lock of the same name.
  */
-public final class FairLockDriver implements LockDriver {
+public final class FairLockDriver implements LockDriver, LockView {
     private static final Logger log = LoggerFactory.getLogger(FairLockDriver.class);
     static final String[] HELPERS = {"owns", "mint-token", "notify", "fair-queue"};
     static final Script ACQUIRE = Script.list("fair-acquire", HELPERS);
@@ -210,6 +211,7 @@ public final class FairLockDriver implements LockDriver {
     /** {@code name-inspect.lua} on the fair lock alone: its holder, last token and the live waiters of its queue. */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        return NameInspection.fair(gateway, keys);
+        return InspectCall.read(gateway, keys.name(), null,
+                new String[] {keys.lock(), keys.counter(), queue(keys), waiters(keys)}, "F").thenApply(i -> i.get(0));
     }
 }

@@ -4,12 +4,15 @@ import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.Replies;
+import dev.baton.internal.engine.LockView;
 
 import dev.baton.LockType;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
+import dev.baton.internal.transport.ScriptCall;
 
 import dev.baton.LockInfo;
 import dev.baton.ReplicaAcknowledgement;
@@ -34,7 +37,7 @@ import java.util.concurrent.TimeUnit;
  * that hold. A waiter that gave up after the threshold withdraws its claim ({@link #abandon}). See
  * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
-public final class LockCalls implements LockDriver {
+public final class LockCalls implements LockDriver, LockView {
     public static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token", "notify");
     public static final Script RELEASE = Script.integer("lock-release", "owns", "notify", "claim");
     public static final Script HANDOFF = Script.integer("lock-handoff", "owns", "mint-token", "notify", "claim");
@@ -167,8 +170,22 @@ public final class LockCalls implements LockDriver {
      */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, new String[] {keys.lock()}, owner,
-                Long.toString(token), keys.channel(), publish ? "1" : "0", sharded);
+        return gateway.run(releaseCall(keys, owner, token, publish, sharded));
+    }
+
+    /**
+     * {@code lock-release.lua} as sent by a single Redis and by each master of a Redlock.
+     *
+     * @param sharded "1" to announce with {@code SPUBLISH}, else "0"
+     * @param message what to publish instead of the plain "released" (a Redlock names the token), or none
+     */
+    public static ScriptCall releaseCall(LockKeys keys, String owner, long token, boolean publish, String sharded,
+                                         String... message) {
+        String[] args = {owner, Long.toString(token), keys.channel(), publish ? "1" : "0", sharded};
+        if (message.length > 0) {
+            args = new String[] {args[0], args[1], args[2], args[3], args[4], message[0]};
+        }
+        return new ScriptCall(RELEASE, new String[] {keys.lock()}, args);
     }
 
     /**
@@ -210,15 +227,10 @@ public final class LockCalls implements LockDriver {
         }
         try {
             return gateway.<List<Long>>run(ABANDON, new String[] {r.keys().lock()}, r.owner(),
-                    r.keys().channel(), sharded, Long.toString(r.heldToken())).thenApply(LockCalls::orphanIn);
+                    r.keys().channel(), sharded, Long.toString(r.heldToken())).thenApply(Replies::orphanIn);
         } catch (RuntimeException closed) {
             return CompletableFuture.failedFuture(closed);
         }
-    }
-
-    /** The orphaned grant an abandon script reports: the second of {@code {withdrawn, orphan}}. */
-    public static long orphanIn(List<Long> abandonReply) {
-        return abandonReply.get(1);
     }
 
     /**
@@ -228,18 +240,19 @@ public final class LockCalls implements LockDriver {
      */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        return gateway.<List<Long>>run(RENEW, renewKeys(batch), renewArgs(batch, leaseMillis))
-                .thenApply(reply -> {
-                    boolean[] renewed = new boolean[reply.size()];
-                    for (int i = 0; i < renewed.length; i++) {
-                        renewed[i] = reply.get(i) == 1L;
-                    }
-                    return renewed;
-                });
+        return gateway.<List<Long>>run(renewCall(batch, leaseMillis))
+                .thenApply(Replies::renewed);
     }
 
-    /** {@code lock-renew.lua}'s keys: each hold's lock, in order (the Redlock sends the same to every master). */
-    public static String[] renewKeys(List<Hold> batch) {
+    /**
+     * {@code lock-renew.lua} for a batch of holds: each hold's lock as a key, the lease, then each hold's owner and
+     * token (the Redlock sends the same to every master).
+     */
+    public static ScriptCall renewCall(List<Hold> batch, long leaseMillis) {
+        return new ScriptCall(RENEW, renewKeys(batch), renewArgs(batch, leaseMillis));
+    }
+
+    private static String[] renewKeys(List<Hold> batch) {
         String[] keys = new String[batch.size()];
         for (int i = 0; i < keys.length; i++) {
             keys[i] = batch.get(i).keys.lock();
@@ -247,8 +260,7 @@ public final class LockCalls implements LockDriver {
         return keys;
     }
 
-    /** {@code lock-renew.lua}'s arguments: the lease, then each hold's owner and token. */
-    public static String[] renewArgs(List<Hold> batch, long leaseMillis) {
+    private static String[] renewArgs(List<Hold> batch, long leaseMillis) {
         String[] args = new String[2 * batch.size() + 1];
         args[0] = Long.toString(leaseMillis);
         for (int i = 0; i < batch.size(); i++) {
@@ -262,15 +274,23 @@ public final class LockCalls implements LockDriver {
     /** {@code lock-keep.lua}: sets the hold's lock to expire {@code millis} from now, if owner and token match. */
     @Override
     public CompletableFuture<Boolean> keep(Hold hold, long millis) {
-        return gateway.<Long>run(KEEP, new String[] {hold.keys.lock()},
-                Long.toString(millis), hold.owner, Long.toString(hold.token)).thenApply(set -> set == 1L);
+        return gateway.<Long>run(keepCall(hold.keys, hold.owner, hold.token, millis)).thenApply(set -> set == 1L);
+    }
+
+    /** {@code lock-keep.lua}: the hold of {@code owner} with {@code token} expires {@code millis} from now. */
+    public static ScriptCall keepCall(LockKeys keys, String owner, long token, long millis) {
+        return new ScriptCall(KEEP, new String[] {keys.lock()}, Long.toString(millis), owner, Long.toString(token));
     }
 
     /** {@code lock-force-unlock.lua}: deletes the lock whoever holds it; true if it existed. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        return gateway.<Long>run(FORCE_UNLOCK, new String[] {keys.lock()},
-                keys.channel(), sharded).thenApply(deleted -> deleted == 1L);
+        return gateway.<Long>run(forceUnlockCall(keys, sharded)).thenApply(deleted -> deleted == 1L);
+    }
+
+    /** {@code lock-force-unlock.lua}: deletes the lock, announcing it ("1" to use {@code SPUBLISH}). */
+    public static ScriptCall forceUnlockCall(LockKeys keys, String sharded) {
+        return new ScriptCall(FORCE_UNLOCK, new String[] {keys.lock()}, keys.channel(), sharded);
     }
 
     /**
@@ -285,7 +305,12 @@ public final class LockCalls implements LockDriver {
     /** {@code lock-inspect.lua}: who holds the lock, how often, for how much longer, and the last token. */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        return gateway.<List<Object>>run(INSPECT, new String[] {keys.lock(), keys.counter()}).thenApply(r -> lockInfo(keys, r));
+        return gateway.<List<Object>>run(inspectCall(keys)).thenApply(r -> lockInfo(keys, r));
+    }
+
+    /** {@code lock-inspect.lua}: the holder, its count, token, description and remaining lease, the last token. */
+    public static ScriptCall inspectCall(LockKeys keys) {
+        return new ScriptCall(INSPECT, new String[] {keys.lock(), keys.counter()});
     }
 
     /** Reads a reply of {@code lock-inspect.lua}, which also serves the Redlock on each of its masters. */
@@ -295,11 +320,9 @@ public final class LockCalls implements LockDriver {
             return new LockInfo(keys.name(), Optional.empty(), lastToken);
         }
         String owner = (String) r.get(0);
-        // "instance pid host thread-name", as Identity.holderOfCallingThread() wrote it
-        String[] holder = ((String) r.get(3)).split(" ", 4);
-        return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(holder[0], holder[2],
-                Long.parseLong(holder[1]), holder.length > 3 ? holder[3] : "",
-                Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
+        Identity.Described holder = Identity.describedBy((String) r.get(3));
+        return new LockInfo(keys.name(), Optional.of(new LockInfo.Holder(holder.instance(), holder.host(),
+                holder.pid(), holder.thread(), Identity.isLeaseOwner(owner), Integer.parseInt((String) r.get(1)),
                 Duration.ofMillis(Math.max(0, (Long) r.get(4))), Long.parseLong((String) r.get(2)))),
                 lastToken);
     }

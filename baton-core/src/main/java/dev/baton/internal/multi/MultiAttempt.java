@@ -6,6 +6,7 @@ import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.Pending;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -38,7 +39,7 @@ import java.util.concurrent.CompletionException;
  * <p>The steps run one at a time, each started by the completion of the one before; {@link #cancel} may come from
  * any thread.
  */
-final class MultiAttempt {
+final class MultiAttempt implements Pending<List<Hold>> {
 
     /** How an attempt that does not get every lock ends. */
     private enum Outcome { TIMED_OUT, FAILED, CANCELLED }
@@ -106,7 +107,19 @@ final class MultiAttempt {
      * Abandons the attempt. The returned future completes once the attempt has ended and given back what it took;
      * if it got every lock before the cancellation could stop it, {@link #result} holds them and the caller decides.
      */
-    CompletableFuture<Void> cancel() {
+    @Override
+    public CompletableFuture<List<Hold>> result() {
+        return result;
+    }
+
+    /** One command per lock to give back, and the one in flight. */
+    @Override
+    public int undoCommands() {
+        return members.size() + 1;
+    }
+
+    @Override
+    public CompletableFuture<Void> cancel() {
         cancelled = true;
         AcquireAttempt w = waiting;
         if (w != null) {
@@ -138,7 +151,7 @@ final class MultiAttempt {
         long[] heldTokens = new long[run.size()];
         if (threadOwned) {
             for (int k = 0; k < heldTokens.length; k++) {
-                Hold h = engine.threadHold(mutex, run.get(k), owner);
+                Hold h = engine.reentrantHold(mutex, run.get(k), owner);
                 heldTokens[k] = h != null && h.isHeld() ? h.token : 0;
             }
         }
@@ -181,7 +194,7 @@ final class MultiAttempt {
     /** What this attempt asks of one lock of a run, as the plain lock's request. */
     private AcquireRequest request(LockKeys lock, long heldToken) {
         return new AcquireRequest(mutex, lock, owner, holder, 1, leaseMillis, heldToken, watchdog, threadOwned,
-                startedNanos, null, ownerThread);
+                startedNanos, ownerThread);
     }
 
     /** Takes one lock with an attempt of the plain lock: a single try, or a wait bounded by what is left. */
@@ -201,7 +214,7 @@ final class MultiAttempt {
         AcquireAttempt attempt;
         try {
             attempt = engine.attempt(mutex, members.get(index), owner, holder, ownerThread, 1, leaseMillis, watchdog,
-                    waitNanos, threadOwned, null);
+                    waitNanos, threadOwned);
         } catch (RuntimeException e) {
             end(Outcome.FAILED, e);
             return;

@@ -1,10 +1,12 @@
 package dev.baton.internal.multi;
 
 import dev.baton.internal.engine.Hold;
-import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.Waiting;
+import dev.baton.internal.lock.LockCalls;
+import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.RedisDistributedLock;
+import dev.baton.internal.engine.DriverLock;
 
 import dev.baton.internal.runtime.Require;
 
@@ -17,11 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.function.IntConsumer;
 
@@ -46,21 +45,25 @@ import java.util.function.IntConsumer;
 public final class RedisMultiLock implements DistributedLock {
     private final LockEngine engine;
     /** The plain lock's driver: each name's lock is a plain lock. */
-    private final LockDriver mutex;
+    private final LockCalls mutex;
     private final MultiLockCalls calls;
     private final MultiLockMembers members;
     /** The plain lock of each name, in canonical order, for the thread-owned side. */
-    private final List<RedisDistributedLock> locks;
+    private final List<DriverLock> locks;
     private final long watchdogLeaseMillis;
+    private final Identity identity;
+    private final Waiting waiting;
 
-    public RedisMultiLock(LockEngine engine, LockDriver mutex, MultiLockCalls calls, MultiLockMembers members) {
+    public RedisMultiLock(LockEngine engine, LockCalls mutex, MultiLockCalls calls, MultiLockMembers members) {
         this.engine = engine;
+        this.identity = engine.identity();
+        this.waiting = new Waiting(engine);
         this.mutex = mutex;
         this.calls = calls;
         this.members = members;
-        List<RedisDistributedLock> plain = new ArrayList<>(members.size());
+        List<DriverLock> plain = new ArrayList<>(members.size());
         for (LockKeys keys : members.locks()) {
-            plain.add(new RedisDistributedLock(engine, mutex, keys, null));
+            plain.add(new DriverLock(engine, mutex, keys));
         }
         this.locks = List.copyOf(plain);
         this.watchdogLeaseMillis = engine.watchdogLeaseMillis();
@@ -89,13 +92,13 @@ public final class RedisMultiLock implements DistributedLock {
         if (Thread.interrupted()) {
             throw new InterruptedException();
         }
-        await(attempt(engine.threadOwner(), watchdogLeaseMillis, true, Long.MAX_VALUE, true));
+        await(attempt(identity.threadOwner(), watchdogLeaseMillis, true, Long.MAX_VALUE, true));
     }
 
     @Override
     public boolean tryLock() {
         // One try of each lock, all or nothing; like ReentrantLock.tryLock(), not affected by interrupts.
-        return awaitUninterruptibly(attempt(engine.threadOwner(), watchdogLeaseMillis, true, 0, true)) != null;
+        return waiting.awaitUninterruptibly(attempt(identity.threadOwner(), watchdogLeaseMillis, true, 0, true)) != null;
     }
 
     @Override
@@ -106,15 +109,15 @@ public final class RedisMultiLock implements DistributedLock {
 
     @Override
     public boolean tryLock(Duration wait) throws InterruptedException {
-        long waitNanos = RedisDistributedLock.waitNanos(wait);
-        return await(attempt(engine.threadOwner(), watchdogLeaseMillis, true, waitNanos, true)) != null;
+        long waitNanos = Waiting.waitNanos(wait);
+        return await(attempt(identity.threadOwner(), watchdogLeaseMillis, true, waitNanos, true)) != null;
     }
 
     @Override
     public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
-        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        long waitNanos = Waiting.waitNanos(wait);
         long leaseMillis = Require.positive(lease, "lease").toMillis();
-        return await(attempt(engine.threadOwner(), leaseMillis, false, waitNanos, true)) != null;
+        return await(attempt(identity.threadOwner(), leaseMillis, false, waitNanos, true)) != null;
     }
 
     /**
@@ -127,9 +130,9 @@ public final class RedisMultiLock implements DistributedLock {
     @Override
     public void unlock() {
         engine.checkOpen();
-        String owner = engine.threadOwner();
+        String owner = identity.threadOwner();
         for (LockKeys keys : members.locks()) {
-            if (engine.threadHold(mutex, keys, owner) == null) {
+            if (engine.reentrantHold(mutex, keys, owner) == null) {
                 throw new IllegalMonitorStateException("multi-lock '" + name() + "' is not held by the current "
                         + "thread (lock '" + keys.name() + "' is not)");
             }
@@ -153,7 +156,7 @@ public final class RedisMultiLock implements DistributedLock {
     @Override
     public int holdCount() {
         int least = Integer.MAX_VALUE;
-        for (RedisDistributedLock lock : locks) {
+        for (DriverLock lock : locks) {
             least = Math.min(least, lock.holdCount());
         }
         return least;
@@ -167,7 +170,7 @@ public final class RedisMultiLock implements DistributedLock {
     @Override
     public long fencingToken() {
         long max = 0;
-        for (RedisDistributedLock lock : locks) {
+        for (DriverLock lock : locks) {
             try {
                 max = Math.max(max, lock.fencingToken());
             } catch (IllegalMonitorStateException e) {
@@ -183,7 +186,7 @@ public final class RedisMultiLock implements DistributedLock {
     }
 
     private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
-        List<Hold> holds = awaitUninterruptibly(attempt(engine.threadOwner(), leaseMillis, watchdogLease,
+        List<Hold> holds = waiting.awaitUninterruptibly(attempt(identity.threadOwner(), leaseMillis, watchdogLease,
                 Long.MAX_VALUE, true));
         if (holds == null) {
             throw new IllegalStateException("an unbounded wait for multi-lock '" + name() + "' ended without it");
@@ -194,8 +197,8 @@ public final class RedisMultiLock implements DistributedLock {
 
     @Override
     public Lease acquire(Duration wait) throws InterruptedException {
-        long waitNanos = RedisDistributedLock.waitNanos(wait);
-        List<Hold> holds = await(attempt(engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false));
+        long waitNanos = Waiting.waitNanos(wait);
+        List<Hold> holds = await(attempt(identity.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false));
         if (holds == null) {
             throw timeout(wait);
         }
@@ -204,44 +207,23 @@ public final class RedisMultiLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
-        long waitNanos = RedisDistributedLock.waitNanos(wait);
+        long waitNanos = Waiting.waitNanos(wait);
         long leaseMillis = Require.positive(lease, "lease").toMillis();
-        List<Hold> holds = await(attempt(engine.newLeaseOwner(), leaseMillis, false, waitNanos, false));
+        List<Hold> holds = await(attempt(identity.newLeaseOwner(), leaseMillis, false, waitNanos, false));
         return holds == null ? Optional.empty() : Optional.of(new MultiLease(engine, name(), holds));
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(Duration wait) {
-        long waitNanos = RedisDistributedLock.waitNanos(wait);
-        MultiAttempt attempt = attempt(engine.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false);
-        CompletableFuture<Lease> lease = new CompletableFuture<>();
-        attempt.result.whenComplete((holds, error) -> {
-            if (error != null) {
-                Throwable failure = error instanceof CancellationException ? error : engine.translate(error);
-                engine.completeForUser(() -> lease.completeExceptionally(failure));
-            } else if (holds == null) {
-                engine.completeForUser(() -> lease.completeExceptionally(timeout(wait)));
-            } else {
-                Lease granted = new MultiLease(engine, name(), holds);
-                engine.completeForUser(() -> {
-                    if (!lease.complete(granted)) {
-                        granted.close(); // the caller cancelled meanwhile
-                    }
-                });
-            }
-        });
-        lease.whenComplete((l, e) -> {
-            if (lease.isCancelled()) {
-                attempt.cancel();
-            }
-        });
-        return lease;
+        long waitNanos = Waiting.waitNanos(wait);
+        return waiting.future(attempt(identity.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false),
+                holds -> new MultiLease(engine, name(), holds), Lease::close, () -> timeout(wait));
     }
 
     private MultiAttempt attempt(String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
                                  boolean threadOwned) {
         engine.checkOpen();
-        return new MultiAttempt(engine, mutex, calls, members, owner, engine.holderOfCallingThread(), leaseMillis,
+        return new MultiAttempt(engine, mutex, calls, members, owner, identity.holderOfCallingThread(), leaseMillis,
                 watchdogLease, waitNanos, threadOwned).start();
     }
 
@@ -352,51 +334,13 @@ public final class RedisMultiLock implements DistributedLock {
         return values;
     }
 
-    /** Waits for an attempt that ends by itself (no deadline, or single tries); keeps an interrupt for the caller. */
-    private List<Hold> awaitUninterruptibly(MultiAttempt attempt) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            while (true) {
-                try {
-                    return attempt.result.get();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (ExecutionException e) {
-                    throw engine.translate(e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
     /**
      * Waits for an attempt; on interrupt abandons it and waits (bounded) until whatever it took was given back, so the
      * caller leaves nothing behind. If it got every lock just before the interrupt won, the caller keeps them and the
      * interrupt, like {@link java.util.concurrent.locks.ReentrantLock}.
      */
     private List<Hold> await(MultiAttempt attempt) throws InterruptedException {
-        try {
-            return attempt.result.get();
-        } catch (InterruptedException e) {
-            // One command per lock to give back, each bounded by the command timeout.
-            long boundMillis = engine.gateway().commandTimeout().toMillis() * 2 * (members.size() + 1);
-            try {
-                attempt.cancel().get(boundMillis, TimeUnit.MILLISECONDS);
-            } catch (ExecutionException | TimeoutException | InterruptedException ignored) {
-                // best effort: a lock that could not be given back expires with its lease
-            }
-            if (attempt.result.isDone() && !attempt.result.isCompletedExceptionally()
-                    && attempt.result.getNow(null) != null) {
-                Thread.currentThread().interrupt();
-                return attempt.result.getNow(null);
-            }
-            throw e;
-        } catch (ExecutionException e) {
-            throw engine.translate(e.getCause());
-        }
+        return waiting.await(attempt, Waiting.OnInterruptedGrant.KEEP, null);
     }
 
     private LockTimeoutException timeout(Duration wait) {

@@ -4,6 +4,7 @@ import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.LockView;
 import dev.baton.internal.lock.LockCalls;
 
 import dev.baton.BatonConfig;
@@ -58,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * round trips. See docs/redlock.md for the protocol, the token argument and what is not guaranteed. Stateless apart from
  * its settings and the proposal clock; thread-safe.
  */
-public final class RedlockDriver implements LockDriver {
+public final class RedlockDriver implements LockDriver, LockView {
     static final Script ACQUIRE = Script.list("redlock-acquire", "owns");
     static final Script UNDO = Script.integer("redlock-undo", "owns");
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
@@ -117,19 +118,16 @@ public final class RedlockDriver implements LockDriver {
      */
     @Override
     public long validityMillis(long leaseMillis) {
-        return leaseMillis - (long) (leaseMillis * driftFactor) - 2;
-    }
-
-    @Override
-    public void checkLease(long leaseMillis) {
         if (leaseMillis > maxLeaseMillis) {
             throw new IllegalArgumentException("lease must not be longer than redlockMaxLease (" + maxLeaseMillis
                     + " ms), which is how long a master that lost its data sits out: " + leaseMillis + " ms");
         }
-        if (validityMillis(leaseMillis) <= 0) {
+        long validity = leaseMillis - (long) (leaseMillis * driftFactor) - 2;
+        if (validity <= 0) {
             throw new IllegalArgumentException("lease is too short for a Redlock: nothing is left of " + leaseMillis
                     + " ms after the clock drift allowance");
         }
+        return validity;
     }
 
     // ---- acquiring ----
@@ -485,13 +483,12 @@ public final class RedlockDriver implements LockDriver {
 
     /** @param last whether this ends the hold: masters that still count it have it expire at once */
     private CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish, boolean last) {
-        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.RELEASE, new String[] {keys.lock()}, owner, Long.toString(token), keys.channel(), publish ? "1" : "0", "0",
-                "released " + token);
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.releaseCall(keys, owner, token, publish,
+                "0", "released " + token));
         int quorum = masters.quorum();
         BiConsumer<Integer, Long> endLeftover = (i, left) -> {
             if (last && left != null && left > 0) {
-                masters.runOn(i, LockCalls.KEEP, new String[] {keys.lock()}, "1", owner,
-                        Long.toString(token));
+                masters.runOn(i, LockCalls.keepCall(keys, owner, token, 1));
             }
         };
         return QuorumTally.gather(calls, tally -> {
@@ -539,7 +536,7 @@ public final class RedlockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.RENEW, LockCalls.renewKeys(batch), LockCalls.renewArgs(batch, leaseMillis));
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(LockCalls.renewCall(batch, leaseMillis));
         int quorum = masters.quorum();
         return QuorumTally.gather(calls, tally -> {
             Boolean[] decided = new Boolean[batch.size()];
@@ -589,7 +586,8 @@ public final class RedlockDriver implements LockDriver {
             throw new UnsupportedOperationException("a Redlock can be left to expire for at most redlockMaxLease ("
                     + maxLeaseMillis + " ms), how long a master that lost its data sits out: " + millis + " ms");
         }
-        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.KEEP, new String[] {hold.keys.lock()}, Long.toString(millis), hold.owner, Long.toString(hold.token));
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.keepCall(hold.keys, hold.owner,
+                hold.token, millis));
         return countYes(calls, hold.keys, "leave it to expire");
     }
 
@@ -630,7 +628,7 @@ public final class RedlockDriver implements LockDriver {
     /** {@code lock-force-unlock.lua} on every master; true if any of them held it. Needs a majority to answer. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.FORCE_UNLOCK, new String[] {keys.lock()}, keys.channel(), "0");
+        List<CompletableFuture<Long>> calls = masters.runOnEach(LockCalls.forceUnlockCall(keys, "0"));
         return everyAnswer(calls, keys, "force-unlock").thenApply(tally -> {
             for (int i = 0; i < tally.masters(); i++) {
                 if (Long.valueOf(1L).equals(tally.reply(i))) {
@@ -657,7 +655,7 @@ public final class RedlockDriver implements LockDriver {
      */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        List<CompletableFuture<List<Object>>> calls = masters.runOnEach(LockCalls.INSPECT, new String[] {keys.lock(), keys.counter()});
+        List<CompletableFuture<List<Object>>> calls = masters.runOnEach(LockCalls.inspectCall(keys));
         return everyAnswer(calls, keys, "inspect it").thenApply(tally -> {
             long lastToken = 0;
             Map<String, List<LockInfo.Holder>> byHold = new HashMap<>();

@@ -48,9 +48,23 @@ public final class Identity {
         return owner.contains(":L");
     }
 
-    /** "instance pid host thread-name" for the calling thread; parsed back by {@code LockEngine.inspect}. */
+    /** "instance pid host thread-name" for the calling thread; parsed back by {@link #describedBy}. */
     public String holderOfCallingThread() {
         return callingThread().holder();
+    }
+
+    /**
+     * A holder as {@link #holderOfCallingThread()} described it: the one reader of that format, for every inspect
+     * script's reply.
+     */
+    public record Described(String instance, long pid, String host, String thread) {
+    }
+
+    /** Reads a description written by {@link #holderOfCallingThread()}; missing parts are empty (or 0). */
+    public static Described describedBy(String description) {
+        String[] d = description.split(" ", 4);
+        return new Described(d[0], d.length > 1 ? Long.parseLong(d[1]) : 0, d.length > 2 ? d[2] : "",
+                d.length > 3 ? d[3] : "");
     }
 
     private CallingThread callingThread() {

@@ -3,7 +3,9 @@ package dev.baton.internal.rw;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.primitives.NameInspection;
+import dev.baton.internal.engine.Replies;
+import dev.baton.internal.engine.LockView;
+import dev.baton.internal.engine.InspectCall;
 
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
@@ -26,7 +28,7 @@ import java.util.concurrent.CompletableFuture;
  * writers' intents), {@code <ns>:rw:{N}:token} (the one fencing counter of both sides) and the channel
  * {@code <ns>:rw:{N}:released}.
  */
-public abstract sealed class ReadWriteCalls implements LockDriver permits ReadLockCalls, WriteLockCalls {
+public abstract sealed class ReadWriteCalls implements LockDriver, LockView permits ReadLockCalls, WriteLockCalls {
     static final Script RENEW = Script.list("rw-renew", "owns", "notify", "rw-state");
     static final Script KEEP = Script.integer("rw-keep", "owns", "notify", "rw-state");
     static final Script INSPECT = Script.list("rw-inspect", "notify", "rw-state");
@@ -94,13 +96,7 @@ public abstract sealed class ReadWriteCalls implements LockDriver permits ReadLo
             args[2 * i + 2] = h.owner;
             args[2 * i + 3] = Long.toString(h.token);
         }
-        return gateway.<List<Long>>run(RENEW, keys, args).thenApply(reply -> {
-            boolean[] renewed = new boolean[reply.size()];
-            for (int i = 0; i < renewed.length; i++) {
-                renewed[i] = reply.get(i) == 1L;
-            }
-            return renewed;
-        });
+        return gateway.<List<Long>>run(RENEW, keys, args).thenApply(Replies::renewed);
     }
 
     /** {@code rw-keep.lua}: sets this side's hold to run out {@code millis} from now, if owner and token match. */
@@ -134,6 +130,7 @@ public abstract sealed class ReadWriteCalls implements LockDriver permits ReadLo
      */
     @Override
     public CompletableFuture<LockInfo> inspect(LockKeys keys) {
-        return NameInspection.readWrite(gateway, keys, type());
+        return InspectCall.read(gateway, keys.name(), type(),
+                new String[] {keys.lock(), readers(keys), writers(keys), keys.counter()}, "R").thenApply(i -> i.get(0));
     }
 }

@@ -4,6 +4,7 @@ import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.Replies;
 import dev.baton.internal.lock.LockCalls;
 
 import dev.baton.internal.transport.Script;
@@ -59,23 +60,6 @@ public final class WriteLockCalls extends ReadWriteCalls {
         return "w";
     }
 
-    /**
-     * A thread that holds the read side but not the write side may not ask for the write side: it would wait for its
-     * own read hold forever. Refused before anything is sent (the script refuses it as well, for a read hold this
-     * process no longer knows about).
-     */
-    @Override
-    public void checkThreadOwner(LockEngine engine, LockKeys keys, String owner) {
-        Hold read = engine.threadHold(readSide, keys, owner);
-        if (read == null || !read.isHeld()) {
-            return;
-        }
-        Hold write = engine.threadHold(this, keys, owner);
-        if (write == null || !write.isHeld()) {
-            throw upgradeRefused(keys);
-        }
-    }
-
     /** {@code rw-write-acquire.lua}: acquire or re-enter the write hold; a caller that will wait records its intent. */
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
@@ -105,10 +89,10 @@ public final class WriteLockCalls extends ReadWriteCalls {
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
         return gateway.<List<Long>>run(ABANDON, new String[] {k.lock(), writers(k)},
-                request.owner(), k.channel(), sharded, Long.toString(request.heldToken())).thenApply(LockCalls::orphanIn);
+                request.owner(), k.channel(), sharded, Long.toString(request.heldToken())).thenApply(Replies::orphanIn);
     }
 
-    private static IllegalMonitorStateException upgradeRefused(LockKeys keys) {
+    static IllegalMonitorStateException upgradeRefused(LockKeys keys) {
         return new IllegalMonitorStateException("read-write lock '" + keys.name() + "': the current owner holds the "
                 + "read lock and asks for the write lock; an upgrade would wait for its own read hold forever, so "
                 + "release the read lock first (a downgrade, write then read, is allowed)");

@@ -1,7 +1,9 @@
 package dev.baton.internal.semaphore;
 
 import dev.baton.internal.engine.AcquireAttempt;
-import dev.baton.internal.engine.LeaseWait;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.HoldLease;
+import dev.baton.internal.engine.Waiting;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
 
@@ -24,13 +26,13 @@ public final class RedisSemaphore implements DistributedSemaphore {
     private final LockEngine engine;
     private final SemaphoreCalls driver;
     private final LockKeys keys;
-    private final LeaseWait waits;
+    private final Waiting waiting;
 
     public RedisSemaphore(LockEngine engine, SemaphoreCalls driver, LockKeys keys) {
         this.engine = engine;
         this.driver = driver;
         this.keys = keys;
-        this.waits = new LeaseWait(engine);
+        this.waiting = new Waiting(engine);
     }
 
     @Override
@@ -63,8 +65,8 @@ public final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public Lease acquire(int permits, Duration wait) throws InterruptedException {
         Require.positive(permits, "permits");
-        long waitNanos = LeaseWait.waitNanos(wait);
-        Lease lease = waits.await(attempt(permits, engine.watchdogLeaseMillis(), true, waitNanos));
+        long waitNanos = Waiting.waitNanos(wait);
+        Lease lease = await(attempt(permits, engine.watchdogLeaseMillis(), true, waitNanos));
         if (lease == null) {
             throw timeout(permits, wait);
         }
@@ -74,17 +76,17 @@ public final class RedisSemaphore implements DistributedSemaphore {
     @Override
     public Optional<Lease> tryAcquire(int permits, Duration wait, Duration lease) throws InterruptedException {
         Require.positive(permits, "permits");
-        long waitNanos = LeaseWait.waitNanos(wait);
+        long waitNanos = Waiting.waitNanos(wait);
         long leaseMillis = Require.positive(lease, "lease").toMillis();
-        return Optional.ofNullable(waits.await(attempt(permits, leaseMillis, false, waitNanos)));
+        return Optional.ofNullable(await(attempt(permits, leaseMillis, false, waitNanos)));
     }
 
     @Override
     public CompletableFuture<Lease> acquireAsync(int permits, Duration wait) {
         Require.positive(permits, "permits");
-        long waitNanos = LeaseWait.waitNanos(wait);
-        return waits.future(attempt(permits, engine.watchdogLeaseMillis(), true, waitNanos),
-                () -> timeout(permits, wait));
+        long waitNanos = Waiting.waitNanos(wait);
+        return waiting.future(attempt(permits, engine.watchdogLeaseMillis(), true, waitNanos), this::lease,
+                Lease::close, () -> timeout(permits, wait));
     }
 
     @Override
@@ -93,9 +95,22 @@ public final class RedisSemaphore implements DistributedSemaphore {
         return engine.gateway().await(driver.inspectSemaphore(keys));
     }
 
+    /**
+     * Waits for an attempt; permits granted just before an interrupt won are given back, as the javadoc promises
+     * ("nothing is left acquired").
+     */
+    private Lease await(AcquireAttempt attempt) throws InterruptedException {
+        Hold hold = waiting.await(attempt, Waiting.OnInterruptedGrant.GIVE_BACK, h -> lease(h).close());
+        return hold == null ? null : lease(hold);
+    }
+
+    private Lease lease(Hold hold) {
+        return new HoldLease(engine, hold);
+    }
+
     private AcquireAttempt attempt(int permits, long leaseMillis, boolean watchdogLease, long waitNanos) {
-        return engine.attempt(driver, keys, engine.newLeaseOwner(), permits, leaseMillis, watchdogLease, waitNanos,
-                false, null);
+        return engine.attempt(driver, keys, engine.identity().newLeaseOwner(), permits, leaseMillis, watchdogLease,
+                waitNanos, false, null);
     }
 
     private LockTimeoutException timeout(int permits, Duration wait) {

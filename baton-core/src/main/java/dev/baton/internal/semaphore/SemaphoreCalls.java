@@ -4,9 +4,10 @@ import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.Replies;
+import dev.baton.internal.engine.LockView;
 import dev.baton.internal.engine.ReleaseNotifications;
 import dev.baton.internal.engine.Watchdog;
-import dev.baton.internal.lock.LockCalls;
 
 import dev.baton.LockType;
 import dev.baton.internal.transport.HashTag;
@@ -39,7 +40,7 @@ import java.util.concurrent.CompletableFuture;
  * @param totals               where a total in Redis other than {@code initialPermits} is reported (one per Baton)
  */
 public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long waiterTtlMillis, int initialPermits,
-                      SemaphoreTotals totals) implements LockDriver {
+                      SemaphoreTotals totals) implements LockDriver, LockView {
 
     static final Script ACQUIRE = Script.list("semaphore-acquire", "owns", "notify", "mint-token", "semaphore-state");
     static final Script RELEASE = Script.integer("semaphore-release", "owns", "notify", "semaphore-state");
@@ -154,13 +155,7 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
             args[2 * i + 2] = h.owner;
             args[2 * i + 3] = Long.toString(h.token);
         }
-        return gateway.<List<Long>>run(RENEW, keys, args).thenApply(reply -> {
-            boolean[] renewed = new boolean[reply.size()];
-            for (int i = 0; i < renewed.length; i++) {
-                renewed[i] = reply.get(i) == 1L;
-            }
-            return renewed;
-        });
+        return gateway.<List<Long>>run(RENEW, keys, args).thenApply(Replies::renewed);
     }
 
     /** The named waiter's message is for it alone; "released" and "all" are for anyone (see the scripts). */
@@ -180,7 +175,7 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
         return gateway.<List<Long>>run(ABANDON, fiveKeys(k), request.owner(), k.channel(),
-                sharded(), Long.toString(request.heldToken())).thenApply(LockCalls::orphanIn);
+                sharded(), Long.toString(request.heldToken())).thenApply(Replies::orphanIn);
     }
 
     /**

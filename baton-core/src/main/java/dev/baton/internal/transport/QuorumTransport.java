@@ -115,6 +115,16 @@ public final class QuorumTransport implements Transport {
         return calls;
     }
 
+    /** Runs a script call on every master at once; see {@link #runOnEach(Script, String[], String...)}. */
+    public <T> List<CompletableFuture<T>> runOnEach(ScriptCall call) {
+        return runOnEach(call.script(), call.keys(), call.args());
+    }
+
+    /** Runs a script call on master {@code i} alone; see {@link #runOnEach(Script, String[], String...)}. */
+    public <T> CompletableFuture<T> runOn(int i, ScriptCall call) {
+        return runOn(i, call.script(), call.keys(), call.args());
+    }
+
     /** Runs a script on master {@code i} alone; see {@link #runOnEach}. */
     public <T> CompletableFuture<T> runOn(int i, Script script, String[] keys,
                                           String... args) {

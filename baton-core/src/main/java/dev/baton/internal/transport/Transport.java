@@ -23,6 +23,11 @@ public interface Transport extends AutoCloseable {
      */
     <T> CompletableFuture<T> run(Script script, String[] keys, String... args);
 
+    /** Runs a script call built by its family's typed call; see {@link #run(Script, String[], String...)}. */
+    default <T> CompletableFuture<T> run(ScriptCall call) {
+        return run(call.script(), call.keys(), call.args());
+    }
+
     /**
      * Runs a script and then {@code WAIT replicas timeout} right behind it on a connection of its own, so that the
      * count of acknowledging replicas covers this script's writes and no other command waits behind the

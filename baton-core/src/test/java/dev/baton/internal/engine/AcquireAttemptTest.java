@@ -173,7 +173,7 @@ class AcquireAttemptTest {
 
     @Test
     void cancellingTheLeaseFutureOfAnAsynchronousAcquisitionEndsTheWait() {
-        CompletableFuture<Lease> lease = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> lease = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         baton.redis.next(LockCalls.ACQUIRE).reply(held(5_000));
         baton.redis.next(LockCalls.ACQUIRE).reply(held(5_000));
         assertThat(baton.engine.bookkeeping().sleepingWaiters()).isEqualTo(1);
@@ -301,7 +301,7 @@ class AcquireAttemptTest {
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         Thread caller = new Thread(() -> {
             try {
-                baton.engine.lock("orders").tryLock(Duration.ofSeconds(10));
+                baton.primitives.lock("orders").tryLock(Duration.ofSeconds(10));
                 outcome.complete(null);
             } catch (Throwable e) {
                 outcome.complete(e);

@@ -151,7 +151,7 @@ class BoundedWaitTest {
     @Test
     void aLocalHandoffRefusedForAForeignClaimantIsAReleaseAndTheLocalWaiterTries() {
         Lease first = acquire();
-        CompletableFuture<Lease> second = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> second = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         baton.redis.answer(LockCalls.HANDOFF, call -> 0L); // the script released the lock to a claimant
 
         first.release();
@@ -169,7 +169,7 @@ class BoundedWaitTest {
     }
 
     private Lease acquire() {
-        CompletableFuture<Lease> lease = baton.engine.lock("orders").acquireAsync(Duration.ZERO);
+        CompletableFuture<Lease> lease = baton.primitives.lock("orders").acquireAsync(Duration.ZERO);
         baton.redis.next(LockCalls.ACQUIRE).reply(granted(1));
         return lease.join();
     }

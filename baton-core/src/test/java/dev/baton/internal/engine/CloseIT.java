@@ -42,7 +42,7 @@ class CloseIT {
     @Test
     void closeEndsEveryWaitAndTellsEveryHolder() throws Exception {
         try (Baton other = TestBatons.connect(redis.server().uri())) {
-            LockEngine closing = LockEngine.start(TestBatons.config(redis.server().uri()));
+            TestEngine closing = TestEngine.start(TestBatons.config(redis.server().uri()));
             Lease busy = other.lock("busy").acquire(Duration.ZERO);
 
             Lease lease = closing.lock("leased").acquire(Duration.ZERO);
@@ -100,7 +100,7 @@ class CloseIT {
         try (Baton other = TestBatons.connect(redis.server().uri())) {
             Lease busy = other.lock("crowded").acquire(Duration.ZERO);
             // A generous command timeout: thousands of first tries sent at once queue on one connection.
-            LockEngine closing = LockEngine.start(BatonConfig.builder().uri(redis.server().uri())
+            TestEngine closing = TestEngine.start(BatonConfig.builder().uri(redis.server().uri())
                     .commandTimeout(Duration.ofSeconds(20)).build());
             List<CompletableFuture<Lease>> waiters = new ArrayList<>();
             for (int i = 0; i < 3_000; i++) {

@@ -32,7 +32,7 @@ class LocalHandoffTest {
     @Test
     void aReleaseHandsTheLockToTheLocalWaiterInOneScript() {
         Lease first = acquire(1);
-        CompletableFuture<Lease> second = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> second = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         assertThat(baton.redis.unanswered()).as("queued behind the local holder without a try").isEmpty();
         baton.redis.answer(LockCalls.HANDOFF, call -> 2L);
 
@@ -54,7 +54,7 @@ class LocalHandoffTest {
     @Test
     void whenTheHandoffFindsTheHoldersLockGoneTheWaiterTriesOnItsOwn() {
         Lease first = acquire(1);
-        CompletableFuture<Lease> second = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> second = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         baton.redis.answer(LockCalls.HANDOFF, call -> -1L);
 
         assertThatThrownBy(first::release).isInstanceOf(IllegalMonitorStateException.class)
@@ -68,7 +68,7 @@ class LocalHandoffTest {
     @Test
     void whenRedisFailsTheHandoffTheWaiterTriesOnItsOwnAndTheHolderGivesItsHoldUp() {
         Lease first = acquire(1);
-        CompletableFuture<Lease> second = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> second = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         baton.redis.answer(LockCalls.HANDOFF, call -> {
             throw unreachable();
         });
@@ -85,10 +85,10 @@ class LocalHandoffTest {
         baton.close();
         baton = new SteppedEngine(b -> b.localHandoffLimit(1));
         Lease first = acquire(1);
-        CompletableFuture<Lease> second = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> second = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         baton.redis.answer(LockCalls.HANDOFF, call -> 2L);
         first.release();
-        CompletableFuture<Lease> third = baton.engine.lock("orders").acquireAsync(Duration.ofSeconds(10));
+        CompletableFuture<Lease> third = baton.primitives.lock("orders").acquireAsync(Duration.ofSeconds(10));
         assertThat(baton.redis.unanswered()).isEmpty();
         baton.redis.answer(LockCalls.RELEASE, call -> 0L);
 
@@ -103,7 +103,7 @@ class LocalHandoffTest {
     }
 
     private Lease acquire(long token) {
-        CompletableFuture<Lease> lease = baton.engine.lock("orders").acquireAsync(Duration.ZERO);
+        CompletableFuture<Lease> lease = baton.primitives.lock("orders").acquireAsync(Duration.ZERO);
         baton.redis.next(LockCalls.ACQUIRE).reply(granted(token));
         return lease.join();
     }

@@ -37,13 +37,13 @@ class LocalQueueIT {
     private static final Duration SLOW_RECHECK = Duration.ofMinutes(1);
 
     private final ExecutorService threads = Executors.newCachedThreadPool();
-    private LockEngine local;
-    private LockEngine remote;
+    private TestEngine local;
+    private TestEngine remote;
 
     @BeforeEach
     void start() {
-        local = LockEngine.start(config());
-        remote = LockEngine.start(config());
+        local = TestEngine.start(config());
+        remote = TestEngine.start(config());
     }
 
     @AfterEach

@@ -32,7 +32,7 @@ class LostReplyTest {
     }
 
     private AcquireAttempt singleTry() {
-        return baton.engine.attempt(keys("orders"), OWNER, 30_000, true, 0, false, null);
+        return baton.engine.attempt(baton.mutex(), keys("orders"), OWNER, 1, 30_000, true, 0, false, null);
     }
 
     @Test

@@ -30,14 +30,14 @@ class NoLeakIT {
 
     @Test
     void tenThousandContendedCyclesLeaveNothingBehind() throws Exception {
-        List<LockEngine> engines = List.of(LockEngine.start(TestBatons.patientConfig(redis.server().uri())),
-                LockEngine.start(TestBatons.patientConfig(redis.server().uri())));
+        List<TestEngine> engines = List.of(TestEngine.start(TestBatons.patientConfig(redis.server().uri())),
+                TestEngine.start(TestBatons.patientConfig(redis.server().uri())));
         int clientsBefore = clientCount();
         ExecutorService pool = Executors.newFixedThreadPool(engines.size() * THREADS_PER_ENGINE);
         try {
             List<Future<Integer>> workers = new ArrayList<>();
             int perThread = CYCLES / (engines.size() * THREADS_PER_ENGINE);
-            for (LockEngine engine : engines) {
+            for (TestEngine engine : engines) {
                 for (int t = 0; t < THREADS_PER_ENGINE; t++) {
                     int seed = t;
                     workers.add(pool.submit(() -> cycles(engine, perThread, seed)));
@@ -49,11 +49,11 @@ class NoLeakIT {
             }
             assertThat(total).isEqualTo(CYCLES);
 
-            for (LockEngine engine : engines) {
+            for (TestEngine engine : engines) {
                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
                     LockEngine.Bookkeeping b = engine.bookkeeping();
                     assertThat(b.renewedHolds()).as("holds under renewal").isZero();
-                    assertThat(b.threadHolds()).as("thread holds").isZero();
+                    assertThat(b.reentrantHolds()).as("thread holds").isZero();
                     assertThat(b.localHolders()).as("local holders").isZero();
                     assertThat(b.waitedLockNames()).as("subscribed names").isZero();
                     assertThat(b.waiters()).as("waiters").isZero();
@@ -69,12 +69,12 @@ class NoLeakIT {
                     .isEqualTo(clientsBefore + engines.size());
         } finally {
             pool.shutdownNow();
-            engines.forEach(LockEngine::close);
+            engines.forEach(TestEngine::close);
         }
     }
 
     /** Mostly lock/unlock on three hot names; every tenth cycle a lease, every 25th a wait that is bound to expire. */
-    private static int cycles(LockEngine engine, int n, int seed) throws InterruptedException {
+    private static int cycles(TestEngine engine, int n, int seed) throws InterruptedException {
         int done = 0;
         for (int i = 0; i < n; i++) {
             DistributedLock lock = engine.lock("hot-" + ((i + seed) % 3));

@@ -28,7 +28,7 @@ class ReconnectWakeIT {
 
     @Test
     void aWaiterLooksAgainWhenItsSubscriptionConnectionIsBack() throws Exception {
-        try (LockEngine holder = LockEngine.start(config()); LockEngine waiter = LockEngine.start(config())) {
+        try (TestEngine holder = TestEngine.start(config()); TestEngine waiter = TestEngine.start(config())) {
             Lease held = holder.lock("outage").acquire(Duration.ofSeconds(30));
             CompletableFuture<Lease> waiting = waiter.lock("outage").acquireAsync(Duration.ofMinutes(5));
             await().atMost(Duration.ofSeconds(30)).until(() -> waiter.bookkeeping().sleepingWaiters() == 1);

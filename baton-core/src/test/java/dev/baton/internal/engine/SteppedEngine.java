@@ -3,6 +3,7 @@ package dev.baton.internal.engine;
 import dev.baton.BatonConfig;
 import dev.baton.BatonListener;
 import dev.baton.BatonUnavailableException;
+import dev.baton.internal.primitives.Primitives;
 import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.FakeTicker;
 import dev.baton.internal.runtime.ManualScheduler;
@@ -27,6 +28,8 @@ public final class SteppedEngine implements AutoCloseable {
     final ManualScheduler scheduler = new ManualScheduler(ticker);
     public final BatonRuntime runtime;
     public final LockEngine engine;
+    /** The facades on {@link #engine}, as a Baton builds them. */
+    public final Primitives primitives;
 
     public SteppedEngine() {
         this(b -> b);
@@ -37,6 +40,12 @@ public final class SteppedEngine implements AutoCloseable {
                 .watchdogLease(WATCHDOG_LEASE).recheckInterval(RECHECK)).build();
         this.runtime = BatonRuntime.assemble(config, redis, ticker, scheduler, Runnable::run);
         this.engine = LockEngine.start(runtime);
+        this.primitives = new Primitives(runtime, engine);
+    }
+
+    /** The plain lock's driver, as the Baton's plain locks use it. */
+    public LockDriver mutex() {
+        return primitives.mutex();
     }
 
     public static SteppedEngine withListener(BatonListener listener) {
@@ -63,14 +72,14 @@ public final class SteppedEngine implements AutoCloseable {
 
     /** A lease attempt renewed by the watchdog, as {@code acquireAsync} starts it. */
     public AcquireAttempt attempt(String name, Duration wait) {
-        return engine.attempt(keys(name), engine.newLeaseOwner(), WATCHDOG_LEASE.toMillis(), true,
-                wait.toNanos(), false, null);
+        return engine.attempt(mutex(), keys(name), engine.identity().newLeaseOwner(), 1, WATCHDOG_LEASE.toMillis(),
+                true, wait.toNanos(), false, null);
     }
 
     /** A lease attempt with a fixed lease (not renewed). */
     public AcquireAttempt attempt(String name, Duration wait, Duration lease) {
-        return engine.attempt(keys(name), engine.newLeaseOwner(), lease.toMillis(), false, wait.toNanos(), false,
-                null);
+        return engine.attempt(mutex(), keys(name), engine.identity().newLeaseOwner(), 1, lease.toMillis(), false,
+                wait.toNanos(), false, null);
     }
 
     /** Moves time on, running the timers that fall due. */

@@ -154,7 +154,7 @@ class WatchdogTest {
 
     /** A watchdog lease, granted at once with {@code token}. */
     private Lease acquire(String name, long token) {
-        CompletableFuture<Lease> lease = baton.engine.lock(name).acquireAsync(Duration.ZERO);
+        CompletableFuture<Lease> lease = baton.primitives.lock(name).acquireAsync(Duration.ZERO);
         baton.redis.next(LockCalls.ACQUIRE).reply(granted(token));
         return lease.join();
     }

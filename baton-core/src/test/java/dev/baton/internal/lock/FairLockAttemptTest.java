@@ -23,7 +23,7 @@ class FairLockAttemptTest {
     private static final LockKeys KEYS = FairLockDriver.keys("baton", "orders");
 
     private final SteppedEngine baton = new SteppedEngine();
-    private final FairLockDriver fair = new FairLockDriver(baton.redis, baton.runtime.config(), baton.engine.mutex());
+    private final FairLockDriver fair = new FairLockDriver(baton.redis, baton.runtime.config(), baton.mutex());
 
     @AfterEach
     void close() {
@@ -31,8 +31,8 @@ class FairLockAttemptTest {
     }
 
     private AcquireAttempt attempt(Duration wait) {
-        return baton.engine.attempt(fair, KEYS, baton.engine.newLeaseOwner(), 1, 30_000, true, wait.toNanos(), false,
-                null);
+        return baton.engine.attempt(fair, KEYS, baton.engine.identity().newLeaseOwner(), 1, 30_000, true,
+                wait.toNanos(), false, null);
     }
 
     /** {@code fair-acquire.lua}'s reply when the caller must wait; {@code lastToken} is the last token issued. */

@@ -157,12 +157,13 @@ class MultiAttemptTest {
 
     @Test
     void aThreadsOwnHoldsAreReenteredByToken() {
-        String owner = baton.engine.threadOwner();
-        AcquireAttempt outer = baton.engine.attempt(members.get(1), owner, LEASE, true, 0, true, null);
+        String owner = baton.engine.identity().threadOwner();
+        AcquireAttempt outer = baton.engine.attempt(baton.mutex(), members.get(1), owner, 1, LEASE, true, 0, true,
+                Thread.currentThread());
         baton.redis.next(LockCalls.ACQUIRE).reply(granted(99));
         assertThat(outer.result.join().token).isEqualTo(99);
 
-        MultiAttempt attempt = new MultiAttempt(baton.engine, baton.engine.mutex(), calls(), members, owner,
+        MultiAttempt attempt = new MultiAttempt(baton.engine, baton.mutex(), calls(), members, owner,
                 "holder", LEASE, true, Long.MAX_VALUE, true).start();
         FakeTransport.Call script = baton.redis.next(MultiLockCalls.ACQUIRE);
         assertThat(script.args.subList(5, 8)).containsExactly("0", "99", "0");
@@ -173,8 +174,8 @@ class MultiAttemptTest {
     }
 
     private MultiAttempt start(Duration wait) {
-        return new MultiAttempt(baton.engine, baton.engine.mutex(), calls(), members, baton.engine.newLeaseOwner(),
-                "holder", LEASE, true, wait.toNanos(), false).start();
+        return new MultiAttempt(baton.engine, baton.mutex(), calls(), members,
+                baton.engine.identity().newLeaseOwner(), "holder", LEASE, true, wait.toNanos(), false).start();
     }
 
     private MultiLockCalls calls() {

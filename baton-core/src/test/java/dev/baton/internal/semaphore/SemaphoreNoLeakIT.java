@@ -1,6 +1,7 @@
 package dev.baton.internal.semaphore;
 
 import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.TestEngine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -39,13 +40,13 @@ class SemaphoreNoLeakIT {
 
     @Test
     void contendedCyclesLeaveNothingBehind() throws Exception {
-        List<LockEngine> engines = List.of(LockEngine.start(TestBatons.patientConfig(redis.server().uri())),
-                LockEngine.start(TestBatons.patientConfig(redis.server().uri())));
+        List<TestEngine> engines = List.of(TestEngine.start(TestBatons.patientConfig(redis.server().uri())),
+                TestEngine.start(TestBatons.patientConfig(redis.server().uri())));
         ExecutorService pool = Executors.newFixedThreadPool(engines.size() * THREADS_PER_ENGINE);
         redis.server().command("CONFIG", "RESETSTAT");
         try {
             List<Future<Integer>> workers = new ArrayList<>();
-            for (LockEngine engine : engines) {
+            for (TestEngine engine : engines) {
                 for (int t = 0; t < THREADS_PER_ENGINE; t++) {
                     int seed = t;
                     workers.add(pool.submit(() -> cycles(engine, seed)));
@@ -63,11 +64,11 @@ class SemaphoreNoLeakIT {
                     engines.size(), PERMITS, acquisitions, (double) scripts / acquisitions,
                     (double) publishes / acquisitions);
 
-            for (LockEngine engine : engines) {
+            for (TestEngine engine : engines) {
                 await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
                     LockEngine.Bookkeeping b = engine.bookkeeping();
                     assertThat(b.renewedHolds()).as("holds under renewal").isZero();
-                    assertThat(b.threadHolds()).as("thread holds").isZero();
+                    assertThat(b.reentrantHolds()).as("thread holds").isZero();
                     assertThat(b.localHolders()).as("local holders").isZero();
                     assertThat(b.waitedLockNames()).as("subscribed names").isZero();
                     assertThat(b.waiters()).as("waiters").isZero();
@@ -86,7 +87,7 @@ class SemaphoreNoLeakIT {
             assertThat(engines.get(1).semaphore("hot-1", PERMITS).availablePermits()).isEqualTo(PERMITS);
         } finally {
             pool.shutdownNow();
-            engines.forEach(LockEngine::close);
+            engines.forEach(TestEngine::close);
         }
     }
 
@@ -94,7 +95,7 @@ class SemaphoreNoLeakIT {
      * Mostly acquire/release of 1 or 2 permits with a watchdog lease; every tenth cycle a fixed lease; every 25th,
      * while holding every permit, a wait that is bound to time out and one that is cancelled.
      */
-    private static int cycles(LockEngine engine, int seed) throws Exception {
+    private static int cycles(TestEngine engine, int seed) throws Exception {
         int acquired = 0;
         for (int i = 0; i < CYCLES_PER_THREAD; i++) {
             DistributedSemaphore semaphore = engine.semaphore("hot-" + ((i + seed) % 2), PERMITS);

@@ -7,12 +7,12 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
 
 /** A {@link Lease}: a hold owned by this handle rather than by a thread, so any thread may release it. */
-final class RedisLease implements Lease {
+public final class HoldLease implements Lease {
     private final LockEngine engine;
     private final Hold hold;
     private final AtomicBoolean releasing = new AtomicBoolean();
 
-    RedisLease(LockEngine engine, Hold hold) {
+    public HoldLease(LockEngine engine, Hold hold) {
         this.engine = engine;
         this.hold = hold;
     }

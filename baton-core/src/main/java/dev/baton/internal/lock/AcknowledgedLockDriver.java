@@ -1,0 +1,124 @@
+package dev.baton.internal.lock;
+
+import dev.baton.LockType;
+import dev.baton.ReplicaAcknowledgement;
+import dev.baton.ReplicaAcknowledgementException;
+import dev.baton.internal.engine.AcquireRequest;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.LockKeys;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The plain lock with replica acknowledgement ({@code LockOptions.replicaAcknowledgement}): a decorator of
+ * {@link LockCalls} whose acquisition is the plain acquire script followed by {@code WAIT} on a connection of its own
+ * ({@link LockCalls#acquireAcknowledged}). A grant counts once enough replicas acknowledged it; otherwise it is
+ * undone before the attempt fails. Everything else (release, renewal, the abandon of a lost reply) is the plain
+ * lock's, and a hold of it is the plain lock's hold of that name.
+ *
+ * <p>It queues no waiter locally and hands nothing over locally ({@link #localQueueing()} is false): a local handoff
+ * is a write that no {@code WAIT} covers, so an acknowledged waiter always acquires through Redis (a releasing
+ * holder publishes, because it knows it has a local waiter).
+ */
+public final class AcknowledgedLockDriver implements LockDriver {
+    private static final Logger log = LoggerFactory.getLogger(AcknowledgedLockDriver.class);
+
+    private final LockCalls plain;
+    private final ReplicaAcknowledgement ack;
+    private final LockEngine engine;
+
+    public AcknowledgedLockDriver(LockCalls plain, ReplicaAcknowledgement ack, LockEngine engine) {
+        this.plain = plain;
+        this.ack = ack;
+        this.engine = engine;
+    }
+
+    @Override
+    public boolean localQueueing() {
+        return false;
+    }
+
+    @Override
+    public LockType type() {
+        return plain.type();
+    }
+
+    @Override
+    public long sleepLimitNanos(AcquireRequest request) {
+        return plain.sleepLimitNanos(request);
+    }
+
+    @Override
+    public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
+        return plain.acquireAcknowledged(r, willWait, ack).thenCompose(reply -> confirm(r, reply));
+    }
+
+    /**
+     * A grant counts once enough replicas acknowledged it. Otherwise it is undone, precisely (owner and token: a
+     * fresh hold is deleted, a re-entry's count goes back), before the attempt fails, so that the caller's exception
+     * arrives with nothing left behind. A try that found the lock held passes through: it wrote at most the
+     * {@code waiters} mark, which needs no acknowledgement.
+     */
+    private CompletableFuture<Acquired> confirm(AcquireRequest r, LockCalls.AcknowledgedAcquire reply) {
+        Acquired acquired = reply.acquired();
+        if (!acquired.granted()) {
+            return CompletableFuture.completedFuture(acquired);
+        }
+        String name = r.keys().name();
+        if (reply.waitFailure() == null && reply.acknowledged() >= ack.replicas()) {
+            if (log.isDebugEnabled()) {
+                log.debug("lock '{}' (fencing token {}, hold count {}): {} replicas acknowledged, {} required",
+                        name, acquired.token(), acquired.holdCount(), reply.acknowledged(), ack.replicas());
+            }
+            return CompletableFuture.completedFuture(acquired);
+        }
+        if (log.isDebugEnabled() && reply.waitFailure() == null) {
+            log.debug("lock '{}' (fencing token {}, hold count {}): {} replicas acknowledged within {}, {} required",
+                    name, acquired.token(), acquired.holdCount(), reply.acknowledged(), ack.timeout(), ack.replicas());
+        }
+        RuntimeException failure = reply.waitFailure() != null ? reply.waitFailure()
+                : new ReplicaAcknowledgementException(name, reply.acknowledged(), ack.replicas(), ack.timeout());
+        log.warn("undoing the acquisition of lock '{}' (fencing token {}, hold count {}, owner {}): {}", name,
+                acquired.token(), acquired.holdCount(), r.owner(), failure.getMessage());
+        return plain.release(r.keys(), r.owner(), acquired.token(), engine.hasLocalWaiters(r.keys()))
+                .handle((left, e) -> {
+                    if (e != null) {
+                        RuntimeException undo = engine.translate(e);
+                        failure.addSuppressed(undo);
+                        log.warn("could not undo the acquisition of lock '{}' (fencing token {}); it expires with its "
+                                + "lease: {}", name, acquired.token(), undo.getMessage());
+                    }
+                    throw new CompletionException(failure);
+                });
+    }
+
+    @Override
+    public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
+        return plain.release(keys, owner, token, publish);
+    }
+
+    @Override
+    public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
+        return plain.renew(batch, leaseMillis);
+    }
+
+    @Override
+    public long grantIn(String message, AcquireRequest request) {
+        return plain.grantIn(message, request);
+    }
+
+    @Override
+    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
+        return plain.abandon(request, mayHoldGrant);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        return plain.keep(hold, millis);
+    }
+}
