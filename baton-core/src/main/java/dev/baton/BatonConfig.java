@@ -1,5 +1,6 @@
 package dev.baton;
 
+import dev.baton.internal.runtime.Require;
 import dev.baton.internal.transport.RedisAddress;
 import dev.baton.internal.transport.TlsSettings;
 
@@ -58,7 +59,7 @@ public final class BatonConfig {
     private final ReplicaAcknowledgement replicaAcknowledgement;
 
     private BatonConfig(Builder b) {
-        this.uri = b.uri != null ? b.uri : !b.clusterSeeds.isEmpty() ? b.clusterSeeds.get(0) : b.redlockMasters.get(0);
+        this.uri = b.firstUri();
         this.clusterSeeds = b.clusterSeeds;
         this.redlockMasters = b.redlockMasters;
         this.redlockDriftFactor = b.redlockDriftFactor;
@@ -444,11 +445,7 @@ public final class BatonConfig {
          * @return this builder
          */
         public Builder cluster(String... seedUris) {
-            Objects.requireNonNull(seedUris, "seedUris");
-            for (int i = 0; i < seedUris.length; i++) {
-                Objects.requireNonNull(seedUris[i], "seedUris[" + i + "]");
-            }
-            this.clusterSeeds = List.of(seedUris);
+            this.clusterSeeds = Require.noNulls(seedUris, "seedUris");
             return this;
         }
 
@@ -470,11 +467,7 @@ public final class BatonConfig {
          * @return this builder
          */
         public Builder redlock(String... masterUris) {
-            Objects.requireNonNull(masterUris, "masterUris");
-            for (int i = 0; i < masterUris.length; i++) {
-                Objects.requireNonNull(masterUris[i], "masterUris[" + i + "]");
-            }
-            this.redlockMasters = List.of(masterUris);
+            this.redlockMasters = Require.noNulls(masterUris, "masterUris");
             return this;
         }
 
@@ -754,146 +747,101 @@ public final class BatonConfig {
          *
          * @return the configuration
          * @throws IllegalArgumentException if the URI is missing or malformed (the message says what is wrong and never
-         *         quotes the URI's user info), credentials are given both in the URI and to the builder, a user name
-         *         has no password, sentinel credentials are given without a Sentinel uri, TLS settings are given
-         *         without a TLS uri or both as files and as {@code SslOptions}, a certificate or key file is missing,
-         *         unreadable or holds no PEM certificate or unencrypted PKCS#8 key (the message names the setting and
-         *         the file, never the key), the namespace is blank or contains braces, a duration is not positive, the
-         *         rate-limit timeout is longer than the command timeout, the handoff limit is negative, the fairness
-         *         threshold is negative or between zero and 1 ms, or the fencing
-         *         token retention is shorter than the watchdog lease, or replica acknowledgement is asked of a
-         *         cluster
+         *         quotes the URI's user info), more than one of uri, cluster seeds and Redlock masters is given, the
+         *         seeds or masters differ in scheme or credentials, the Redlock masters are not an odd number of at
+         *         least 3 distinct servers, the drift factor is not in [0, 0.5) or the Redlock maximum lease is not
+         *         positive, shorter than the watchdog lease or given without masters, credentials are given both in
+         *         the URI and to the builder, a user name has no password, sentinel credentials are given without a
+         *         Sentinel uri, TLS settings are given without a TLS uri or both as files and as
+         *         {@code SslOptions}, a certificate or key file is missing, unreadable or holds no PEM certificate or
+         *         unencrypted PKCS#8 key (the message names the setting and the file, never the key), the namespace
+         *         is blank or contains braces, a duration is not positive, the rate-limit timeout is longer than the
+         *         command timeout, the handoff limit is negative, the fairness threshold is negative or between zero
+         *         and 1 ms, replica acknowledgement is asked of a cluster or of Redlock masters, or the fencing token
+         *         retention is shorter than the watchdog lease
          */
         public BatonConfig build() {
-            if ((uri != null ? 1 : 0) + (clusterSeeds.isEmpty() ? 0 : 1) + (redlockMasters.isEmpty() ? 0 : 1) > 1) {
-                throw new IllegalArgumentException("give one of uri(...), cluster(...) or redlock(...), not several");
-            }
-            if ((uri == null || uri.isBlank()) && clusterSeeds.isEmpty() && redlockMasters.isEmpty()) {
-                throw new IllegalArgumentException("uri is required, e.g. redis://localhost:6379 (or cluster(...) with "
-                        + "the seed URIs of a Redis Cluster, or redlock(...) with independent masters)");
-            }
+            checkOneTopology();
             checkRedlock();
-            RedisAddress address = RedisAddress.parse(uri != null ? uri
-                    : !clusterSeeds.isEmpty() ? clusterSeeds.get(0) : redlockMasters.get(0));
-            for (String seed : redlockMasters) {
-                RedisAddress other = RedisAddress.parse(seed);
-                if (other.sentinel()) {
-                    throw new IllegalArgumentException("redlock masters are redis:// or rediss:// URIs of independent "
-                            + "servers, not redis-sentinel://: " + RedisAddress.redacted(seed));
-                }
-                if (other.tls() != address.tls() || other.hasCredentials() != address.hasCredentials()) {
-                    throw new IllegalArgumentException("redlock masters must all use the same scheme and all carry "
-                            + "credentials or none: " + RedisAddress.redacted(seed));
-                }
-            }
-            for (String seed : clusterSeeds) {
-                RedisAddress other = RedisAddress.parse(seed);
-                if (other.sentinel()) {
-                    throw new IllegalArgumentException("cluster seeds are redis:// or rediss:// URIs of cluster nodes, "
-                            + "not redis-sentinel://: " + RedisAddress.redacted(seed));
-                }
-                if (other.tls() != address.tls() || other.hasCredentials() != address.hasCredentials()) {
-                    throw new IllegalArgumentException("cluster seeds must all use the same scheme and all carry "
-                            + "credentials or none: " + RedisAddress.redacted(seed));
-                }
-            }
-            if (address.hasCredentials() && (username != null || password != null)) {
-                throw new IllegalArgumentException("credentials are given twice, in the uri and with username() or "
-                        + "password(): give them in one place");
-            }
-            if (username != null && password == null) {
-                throw new IllegalArgumentException("username needs a password: set password(...) as well");
-            }
-            if ((sentinelUsername != null || sentinelPassword != null) && !address.sentinel()) {
-                throw new IllegalArgumentException("sentinelUsername and sentinelPassword are for a redis-sentinel:// "
-                        + "or rediss-sentinel:// uri; for a server or a cluster, use username() and password()");
-            }
-            if (sentinelUsername != null && sentinelPassword == null) {
-                throw new IllegalArgumentException("sentinelUsername needs a password: set sentinelPassword(...) as "
-                        + "well");
-            }
+            RedisAddress address = RedisAddress.parse(firstUri());
+            checkLikeFirst(redlockMasters, address, "redlock masters", "independent servers");
+            checkLikeFirst(clusterSeeds, address, "cluster seeds", "cluster nodes");
+            checkCredentials(address);
             checkTls(address.tls());
-            if (namespace.isBlank() || namespace.indexOf('{') >= 0 || namespace.indexOf('}') >= 0) {
-                throw new IllegalArgumentException(
-                        "namespace must be non-blank and contain no braces (they would break Cluster hash tags): '"
-                                + namespace + "'");
-            }
-            requirePositive(watchdogLease, "watchdogLease");
-            requirePositive(commandTimeout, "commandTimeout");
-            requirePositive(recheckInterval, "recheckInterval");
-            requirePositive(fencingTokenRetention, "fencingTokenRetention");
-            if (rateLimitTimeout != null) {
-                requirePositive(rateLimitTimeout, "rateLimitTimeout");
-                if (rateLimitTimeout.compareTo(commandTimeout) > 0) {
-                    throw new IllegalArgumentException("rateLimitTimeout (" + rateLimitTimeout
-                            + ") must not be longer than commandTimeout (" + commandTimeout + ")");
-                }
-            }
-            if (localHandoffLimit < 0) {
-                throw new IllegalArgumentException("localHandoffLimit must not be negative: " + localHandoffLimit);
-            }
-            if (fairnessThreshold.isNegative()
-                    || (!fairnessThreshold.isZero() && fairnessThreshold.compareTo(Duration.ofMillis(1)) < 0)) {
-                throw new IllegalArgumentException("fairnessThreshold must be zero (off) or at least 1 ms: "
-                        + fairnessThreshold);
-            }
-            if (replicaAcknowledgement != null && !redlockMasters.isEmpty()) {
-                throw new IllegalArgumentException("replicaAcknowledged(...) is not supported with redlock(...): a "
-                        + "Redlock's masters are independent and its safety comes from the majority, not from replicas");
-            }
-            if (replicaAcknowledgement != null && !clusterSeeds.isEmpty()) {
-                throw new IllegalArgumentException("replicaAcknowledged(...) is not supported on a Redis Cluster: "
-                        + "WAIT would have to reach the master of each lock's slot; use it with a standalone master "
-                        + "or Sentinel");
-            }
-            if (fencingTokenRetention.compareTo(watchdogLease) < 0) {
-                throw new IllegalArgumentException("fencingTokenRetention (" + fencingTokenRetention
-                        + ") must not be shorter than watchdogLease (" + watchdogLease + ")");
-            }
+            checkNamespace();
+            checkDurations();
+            checkWaiters();
+            checkReplicaAcknowledgement();
+            Require.notShorter(fencingTokenRetention, "fencingTokenRetention", watchdogLease, "watchdogLease");
             return new BatonConfig(this);
+        }
+
+        /** The uri, or else the first cluster seed, or else the first Redlock master. */
+        private String firstUri() {
+            return uri != null ? uri : !clusterSeeds.isEmpty() ? clusterSeeds.get(0) : redlockMasters.get(0);
+        }
+
+        private void checkOneTopology() {
+            Require.that((uri != null ? 1 : 0) + (clusterSeeds.isEmpty() ? 0 : 1) + (redlockMasters.isEmpty() ? 0 : 1)
+                    <= 1, "give one of uri(...), cluster(...) or redlock(...), not several");
+            Require.that((uri != null && !uri.isBlank()) || !clusterSeeds.isEmpty() || !redlockMasters.isEmpty(),
+                    "uri is required, e.g. redis://localhost:6379 (or cluster(...) with the seed URIs of a Redis "
+                            + "Cluster, or redlock(...) with independent masters)");
         }
 
         private void checkRedlock() {
             if (redlockMasters.isEmpty()) {
-                if (redlockMaxLease != null) {
-                    throw new IllegalArgumentException("redlockMaxLease is for redlock(...) masters");
-                }
+                Require.that(redlockMaxLease == null, "redlockMaxLease is for redlock(...) masters");
                 return;
             }
-            if (redlockMasters.size() < 3 || redlockMasters.size() % 2 == 0) {
-                throw new IllegalArgumentException("redlock needs an odd number of masters, at least 3 (a majority of "
-                        + "an even number tolerates no more failures than one master fewer): got "
-                        + redlockMasters.size());
-            }
-            if (redlockMasters.stream().map(RedisAddress::parse).map(RedisAddress::endpoint).distinct().count()
-                    < redlockMasters.size()) {
-                throw new IllegalArgumentException("redlock masters must be distinct servers: the same host and port "
-                        + "is given twice");
-            }
-            if (!(redlockDriftFactor >= 0 && redlockDriftFactor < 0.5)) {
-                throw new IllegalArgumentException("redlockDriftFactor must be at least 0 and below 0.5: "
-                        + redlockDriftFactor);
-            }
+            Require.that(redlockMasters.size() >= 3 && redlockMasters.size() % 2 != 0, "redlock needs an odd number "
+                    + "of masters, at least 3 (a majority of an even number tolerates no more failures than one "
+                    + "master fewer): got " + redlockMasters.size());
+            Require.that(redlockMasters.stream().map(RedisAddress::parse).map(RedisAddress::endpoint).distinct().count()
+                    == redlockMasters.size(), "redlock masters must be distinct servers: the same host and port is "
+                    + "given twice");
+            Require.that(redlockDriftFactor >= 0 && redlockDriftFactor < 0.5,
+                    "redlockDriftFactor must be at least 0 and below 0.5: " + redlockDriftFactor);
             if (redlockMaxLease != null) {
-                requirePositive(redlockMaxLease, "redlockMaxLease");
-                if (redlockMaxLease.compareTo(watchdogLease) < 0) {
-                    throw new IllegalArgumentException("redlockMaxLease (" + redlockMaxLease + ") must not be shorter "
-                            + "than watchdogLease (" + watchdogLease + ")");
-                }
+                Require.aboveZero(redlockMaxLease, "redlockMaxLease");
+                Require.notShorter(redlockMaxLease, "redlockMaxLease", watchdogLease, "watchdogLease");
             }
+        }
+
+        /**
+         * Every Redlock master or cluster seed is a server's URI, with the first one's scheme and credentials (or
+         * none); a message quotes a URI only redacted.
+         */
+        private static void checkLikeFirst(List<String> uris, RedisAddress first, String what, String servers) {
+            for (String given : uris) {
+                RedisAddress other = RedisAddress.parse(given);
+                String shown = RedisAddress.redacted(given);
+                Require.that(!other.sentinel(), what + " are redis:// or rediss:// URIs of " + servers
+                        + ", not redis-sentinel://: " + shown);
+                Require.that(other.tls() == first.tls() && other.hasCredentials() == first.hasCredentials(),
+                        what + " must all use the same scheme and all carry credentials or none: " + shown);
+            }
+        }
+
+        private void checkCredentials(RedisAddress address) {
+            Require.that(!address.hasCredentials() || (username == null && password == null), "credentials are given "
+                    + "twice, in the uri and with username() or password(): give them in one place");
+            Require.that(username == null || password != null, "username needs a password: set password(...) as "
+                    + "well");
+            Require.that((sentinelUsername == null && sentinelPassword == null) || address.sentinel(),
+                    "sentinelUsername and sentinelPassword are for a redis-sentinel:// or rediss-sentinel:// uri; for "
+                            + "a server or a cluster, use username() and password()");
+            Require.that(sentinelUsername == null || sentinelPassword != null, "sentinelUsername needs a password: "
+                    + "set sentinelPassword(...) as well");
         }
 
         private void checkTls(boolean tlsUri) {
             boolean files = trustedCertificates != null || clientCertificate != null;
-            if ((files || sslOptions != null) && !tlsUri) {
-                throw new IllegalArgumentException((files ? "trustedCertificates and clientCertificate are"
-                        : "sslOptions is") + " for TLS: use a rediss:// or rediss-sentinel:// uri (or rediss:// "
-                        + "cluster seeds)");
-            }
-            if (files && sslOptions != null) {
-                throw new IllegalArgumentException("give either sslOptions(...) or trustedCertificates(...) and "
-                        + "clientCertificate(...), not both: put the certificates into the SslOptions");
-            }
+            Require.that(tlsUri || (!files && sslOptions == null), (files ? "trustedCertificates and "
+                    + "clientCertificate are" : "sslOptions is") + " for TLS: use a rediss:// or rediss-sentinel:// "
+                    + "uri (or rediss:// cluster seeds)");
+            Require.that(!files || sslOptions == null, "give either sslOptions(...) or trustedCertificates(...) and "
+                    + "clientCertificate(...), not both: put the certificates into the SslOptions");
             if (trustedCertificates != null) {
                 TlsSettings.checkCertificates(trustedCertificates, "trustedCertificates");
             }
@@ -903,10 +851,39 @@ public final class BatonConfig {
             }
         }
 
-        private static void requirePositive(Duration d, String name) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException(name + " must be positive: " + d);
+        private void checkNamespace() {
+            Require.that(!namespace.isBlank() && namespace.indexOf('{') < 0 && namespace.indexOf('}') < 0,
+                    "namespace must be non-blank and contain no braces (they would break Cluster hash tags): '"
+                            + namespace + "'");
+        }
+
+        private void checkDurations() {
+            Require.aboveZero(watchdogLease, "watchdogLease");
+            Require.aboveZero(commandTimeout, "commandTimeout");
+            Require.aboveZero(recheckInterval, "recheckInterval");
+            Require.aboveZero(fencingTokenRetention, "fencingTokenRetention");
+            if (rateLimitTimeout != null) {
+                Require.aboveZero(rateLimitTimeout, "rateLimitTimeout");
+                Require.notLonger(rateLimitTimeout, "rateLimitTimeout", commandTimeout, "commandTimeout");
             }
+        }
+
+        /** The settings of how waiters take turns: local handoffs and the fairness threshold. */
+        private void checkWaiters() {
+            Require.notNegative(localHandoffLimit, "localHandoffLimit");
+            Require.that(fairnessThreshold.isZero() || fairnessThreshold.compareTo(Duration.ofMillis(1)) >= 0,
+                    "fairnessThreshold must be zero (off) or at least 1 ms: " + fairnessThreshold);
+        }
+
+        private void checkReplicaAcknowledgement() {
+            if (replicaAcknowledgement == null) {
+                return;
+            }
+            Require.that(redlockMasters.isEmpty(), "replicaAcknowledged(...) is not supported with redlock(...): a "
+                    + "Redlock's masters are independent and its safety comes from the majority, not from replicas");
+            Require.that(clusterSeeds.isEmpty(), "replicaAcknowledged(...) is not supported on a Redis Cluster: WAIT "
+                    + "would have to reach the master of each lock's slot; use it with a standalone master or "
+                    + "Sentinel");
         }
     }
 }

@@ -125,7 +125,9 @@ public final class RedisGateway implements Transport {
         this.ownResources = shared != null || config.clientResources().isPresent() ? null : ownResources();
         ClientResources resources = shared != null ? shared : config.clientResources().orElse(ownResources);
         SocketOptions socket = SocketOptions.builder().connectTimeout(commandTimeout).keepAlive(true).build();
-        SslOptions ssl = TlsSettings.sslOptions(config);
+        SslOptions ssl = TlsSettings.sslOptions(config.sslOptions().orElse(null),
+                config.trustedCertificates().orElse(null), config.clientCertificate().orElse(null),
+                config.clientKey().orElse(null), commandTimeout);
         if (cluster) {
             RedisClusterClient clusterClient = RedisClusterClient.create(resources,
                     seeds.stream().map(seed -> lettuceUri(seed, config)).toList());

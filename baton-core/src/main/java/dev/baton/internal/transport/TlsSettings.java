@@ -1,6 +1,5 @@
 package dev.baton.internal.transport;
 
-import dev.baton.BatonConfig;
 import io.lettuce.core.SslOptions;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
+import java.time.Duration;
 
 /**
  * Baton's TLS settings as Lettuce takes them: PEM files checked when the configuration is built, so that a wrong path
@@ -18,6 +18,9 @@ import java.security.cert.CertificateFactory;
  * <p>The options read the files again for every connection (Lettuce builds a TLS context per channel), so a renewed
  * certificate is used from the next reconnection on without a new Baton. No message ever contains the content of a
  * key file.
+ *
+ * <p>It takes the settings as plain values, not the configuration they come from: the configuration's builder calls
+ * the checks, so this class must not depend on it.
  */
 public final class TlsSettings {
 
@@ -89,24 +92,32 @@ public final class TlsSettings {
     }
 
     /**
-     * The Lettuce options for a configuration: the application's own, or built from the PEM files with a handshake
-     * bounded by the command timeout; null if there is nothing to set (Lettuce's defaults then: the JVM's trust
-     * store, no client certificate).
+     * The Lettuce options for a configuration's TLS settings: the application's own, or built from the PEM files with a
+     * handshake bounded by the command timeout; null if there is nothing to set (Lettuce's defaults then: the JVM's
+     * trust store, no client certificate).
+     *
+     * @param own                 the application's options, or null
+     * @param trustedCertificates the CA certificates to trust, or null for the JVM's trust store
+     * @param clientCertificate   the client certificate, or null for none
+     * @param clientKey           its private key; given whenever {@code clientCertificate} is
+     * @param handshakeTimeout    the longest a handshake may take (the command timeout)
      */
-    static SslOptions sslOptions(BatonConfig config) {
-        if (config.sslOptions().isPresent()) {
-            return config.sslOptions().get();
+    static SslOptions sslOptions(SslOptions own, Path trustedCertificates, Path clientCertificate, Path clientKey,
+            Duration handshakeTimeout) {
+        if (own != null) {
+            return own;
         }
-        if (config.trustedCertificates().isEmpty() && config.clientCertificate().isEmpty()) {
+        if (trustedCertificates == null && clientCertificate == null) {
             return null;
         }
         SslOptions.Builder options = SslOptions.builder().jdkSslProvider()
                 // Lettuce waits 10 s for a handshake by default; no call of Baton waits longer than its timeout.
-                .handshakeTimeout(config.commandTimeout());
-        config.trustedCertificates().ifPresent(pem -> options.trustManager(pem.toFile()));
-        if (config.clientCertificate().isPresent()) {
-            options.keyManager(config.clientCertificate().get().toFile(), config.clientKey().orElseThrow().toFile(),
-                    null);
+                .handshakeTimeout(handshakeTimeout);
+        if (trustedCertificates != null) {
+            options.trustManager(trustedCertificates.toFile());
+        }
+        if (clientCertificate != null) {
+            options.keyManager(clientCertificate.toFile(), clientKey.toFile(), null);
         }
         return options.build();
     }
