@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import io.lettuce.core.RedisClient;
@@ -254,8 +255,9 @@ abstract class Contender implements AutoCloseable {
      * local waiters", "classic pub/sub"). No re-entry, no waiting, no watchdog: a reference, not a lock.
      */
     private static final class BatonScripts extends Contender {
-        private static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token");
-        private static final Script RELEASE = Script.integer("lock-release", "owns", "notify");
+        // The very scripts (and shared helpers) that Baton's plain lock sends.
+        private static final Script ACQUIRE = LockCalls.ACQUIRE;
+        private static final Script RELEASE = LockCalls.RELEASE;
         private static final String LEASE = "30000";
         private static final String RETENTION = Long.toString(Duration.ofDays(1).toMillis());
         private static final ThreadLocal<String> OWNER =

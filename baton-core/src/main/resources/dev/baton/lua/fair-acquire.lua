@@ -29,12 +29,7 @@
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token')
 if held[1] == ARGV[1] then
   if owns(held[1], held[2], ARGV[1], ARGV[5]) then
-    local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-    -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
-    if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-      redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    end
-    return {1, tonumber(held[2]), count}
+    return {1, tonumber(held[2]), reenter(KEYS[1], ARGV[2])} -- lib/reenter.lua
   end
   redis.call('HSET', KEYS[1], 'count', 1, 'holder', ARGV[3])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])

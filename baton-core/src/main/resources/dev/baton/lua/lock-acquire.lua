@@ -40,12 +40,7 @@
 -- Fencing tokens come from mint_token (lib/mint-token.lua, prepended when the script is loaded).
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'waiters')
 if owns(held[1], held[2], ARGV[1], ARGV[5]) then
-  local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-  -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
-  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  end
-  return {1, tonumber(held[2]), count}
+  return {1, tonumber(held[2]), reenter(KEYS[1], ARGV[2])} -- lib/reenter.lua
 end
 local claiming = ARGV[7]
 if not claiming and held[3] ~= '2' then

@@ -65,13 +65,8 @@ local reply = {free, 0}
 for i = 1, free do
   local key = KEYS[2 * i - 1]
   if reentered[i] then
-    local count = redis.call('HINCRBY', key, 'count', 1)
-    -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
-    if redis.call('PTTL', key) < lease then
-      redis.call('PEXPIRE', key, lease)
-    end
     reply[2 * i + 1] = tonumber(reentered[i])
-    reply[2 * i + 2] = count
+    reply[2 * i + 2] = reenter(key, lease) -- lib/reenter.lua
   else
     local token, number = mint_token(KEYS[2 * i], ARGV[4]) -- lib/mint-token.lua, prepended when loaded
     if claimed[i] then

@@ -40,12 +40,7 @@ if wait > 0 then
 end
 local held = redis.call('HMGET', KEYS[1], 'owner', 'token', 'waiters')
 if owns(held[1], held[2], ARGV[1], ARGV[5]) then
-  local count = redis.call('HINCRBY', KEYS[1], 'count', 1)
-  -- A re-entry may lengthen the lease, never shorten what the outer hold was promised.
-  if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  end
-  return {1, tonumber(held[2]), count, micros}
+  return {1, tonumber(held[2]), reenter(KEYS[1], ARGV[2]), micros} -- lib/reenter.lua
 end
 local last = redis.call('GET', KEYS[2])
 last = last and tonumber(last) or 0

@@ -17,7 +17,8 @@ package dev.baton.internal.engine;
  * @param ownerThread the thread whose end ends a re-entrant owner's watchdog hold (the facade's calling thread),
  *                    null for a lease
  */
-public record AcquireRequest(LockDriver driver, LockKeys keys, String owner, String holder, int permits, long leaseMillis,
+public record AcquireRequest(LockDriver driver, LockKeys keys, String owner, String holder, int permits,
+        long leaseMillis,
                              long heldToken, boolean watchdog, boolean reentrant, long startedNanos,
                              Thread ownerThread) {
 }

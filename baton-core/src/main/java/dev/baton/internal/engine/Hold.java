@@ -74,6 +74,16 @@ public final class Hold {
         return state;
     }
 
+    /**
+     * Why a hold is lost when Redis no longer has it for its owner and token: the one wording of every such finding.
+     *
+     * @param when the operation that found it ("release", "renewal", ...); "at " is added to a single word
+     */
+    static String goneAt(String when) {
+        return "the lock was found deleted or owned by someone else " + (when.indexOf(' ') < 0 ? "at " + when : when)
+                + " (expired, force-unlocked, or lost by Redis)";
+    }
+
     public synchronized String lostReason() {
         return lostReason;
     }

@@ -5,23 +5,13 @@ import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Require;
 import dev.baton.internal.runtime.Ticker;
-import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Transport;
 
 import dev.baton.BatonConfig;
-import dev.baton.BatonException;
-import dev.baton.BatonHealth;
 import dev.baton.BatonUnavailableException;
 import dev.baton.HeldLock;
 import dev.baton.LockType;
 import dev.baton.BatonListener;
-import dev.baton.DistributedLock;
-import dev.baton.DistributedReadWriteLock;
-import dev.baton.DistributedSemaphore;
-import dev.baton.LockInfo;
-import dev.baton.LockOptions;
-import dev.baton.ReplicaAcknowledgement;
-import dev.baton.ReplicaAcknowledgementException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -30,11 +20,8 @@ import java.util.Comparator;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -70,7 +57,7 @@ public final class LockEngine implements AutoCloseable {
     private final Identity identity;
     private final Transport gateway;
     private final Ticker ticker;
-    private final ReleaseNotifications notifications;
+    private final ReleaseNotifications<AcquireAttempt> notifications;
     private final Watchdog watchdog;
     private final Map<HoldKey, Hold> reentrantHolds = new ConcurrentHashMap<>();
     /**
@@ -103,7 +90,7 @@ public final class LockEngine implements AutoCloseable {
         this.ticker = runtime.ticker();
         // Keep a subscription a little after its last waiter left, so a hot lock does not resubscribe every time.
         long lingerNanos = Math.min(config.recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
-        this.notifications = new ReleaseNotifications(gateway, this::schedule, lingerNanos);
+        this.notifications = new ReleaseNotifications<>(gateway, this::schedule, lingerNanos);
         this.watchdog = new Watchdog(this, config.watchdogLease().toMillis());
         this.recheckNanos = config.recheckInterval().toNanos();
         this.localHandoffLimit = config.localHandoffLimit();
@@ -224,7 +211,7 @@ public final class LockEngine implements AutoCloseable {
                 return existing;
             }
             // Redis granted a fresh acquisition, so the hold we believed in was lost before we noticed.
-            lost(existing, "the lock was found deleted or owned by someone else at re-entry");
+            lost(existing, Hold.goneAt("re-entry"));
         }
         Hold hold = new Hold(r.driver(), r.keys(), r.owner(), grant.token(), grant.holdCount(), r.watchdog(),
                 expiresAt, grant.sentAtNanos(), r.holder(), r.ownerThread());
@@ -300,10 +287,10 @@ public final class LockEngine implements AutoCloseable {
             // Before looking for local waiters: a waiter registers first and then looks for us (Dekker-style), so
             // either we see it here or it sees the lock as no longer held locally and asks Redis.
             localHolders.remove(hold.keys.lock(), hold);
-            ReleaseNotifications.Waiter next = localHandoffLimit == 0 || !hold.driver.localQueueing() ? null
+            AcquireAttempt next = localHandoffLimit == 0 || !hold.driver.localQueueing() ? null
                     : notifications.claimForHandoff(hold.keys.channel(), localHandoffLimit);
             if (next != null) {
-                return handOver(hold, (AcquireAttempt) next);
+                return handOver(hold, next);
             }
         }
         long left;
@@ -328,8 +315,7 @@ public final class LockEngine implements AutoCloseable {
             live.remove(hold);
             released(hold);
         } else {
-            lost(hold, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
-                    + "or lost by Redis)");
+            lost(hold, Hold.goneAt("release"));
         }
         return (int) left;
     }
@@ -396,8 +382,7 @@ public final class LockEngine implements AutoCloseable {
             throw e;
         }
         if (!set) {
-            lost(hold, "the lock was found deleted or owned by someone else when it was to be left to expire "
-                    + "(expired, force-unlocked, or lost by Redis)");
+            lost(hold, Hold.goneAt("when it was to be left to expire"));
             return false;
         }
         hold.markReleased();
@@ -458,8 +443,7 @@ public final class LockEngine implements AutoCloseable {
             throw e;
         }
         if (token < 0) {
-            lost(from, "the lock was found deleted or owned by someone else at release (expired, force-unlocked, "
-                    + "or lost by Redis)");
+            lost(from, Hold.goneAt("release"));
             return -1;
         }
         from.markReleased();
@@ -675,7 +659,7 @@ public final class LockEngine implements AutoCloseable {
         runtime.events().emit(l -> l.renewalFailed(new BatonListener.RenewalFailed(holds, reason)));
     }
 
-    ReleaseNotifications notifications() {
+    ReleaseNotifications<AcquireAttempt> notifications() {
         return notifications;
     }
 

@@ -39,7 +39,7 @@ import java.util.function.Supplier;
  * (a migration or a failover), that node drops the subscription and says so; the channel is then subscribed again,
  * where the slot now lives, and the waiters' bounded re-check covers the moment in between.
  */
-public final class ReleaseNotifications {
+public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
 
     /** The plain release message: wakes one local waiter, which tries again. */
     public static final String RELEASED = "released";
@@ -75,8 +75,8 @@ public final class ReleaseNotifications {
     /** How many of a channel's latest messages are kept for {@link #heardSince} (a power of two). */
     private static final int RECENT = 16;
 
-    private static final class Channel {
-        final Deque<Waiter> waiters = new ConcurrentLinkedDeque<>();
+    private final class Channel {
+        final Deque<W> waiters = new ConcurrentLinkedDeque<>();
         final AtomicLong epoch;
         /** The message that moved the epoch to e is at index e % RECENT, written before the epoch moves. */
         final AtomicReferenceArray<String> recent = new AtomicReferenceArray<>(RECENT);
@@ -126,7 +126,7 @@ public final class ReleaseNotifications {
      * Adds a waiter for a channel; the returned future completes once Redis confirmed the subscription, so a try
      * made after it cannot miss a release.
      */
-    synchronized CompletableFuture<Void> register(String channel, Waiter waiter) {
+    synchronized CompletableFuture<Void> register(String channel, W waiter) {
         // Each channel object starts its epochs in its own range, so a waiter can tell a re-created channel apart.
         Channel c = channels.computeIfAbsent(channel, k -> new Channel(epochBases.incrementAndGet() << 32));
         if (c.linger != null) {
@@ -145,7 +145,7 @@ public final class ReleaseNotifications {
     }
 
     /** Removes a waiter; when the last one leaves, the subscription is dropped after the linger. */
-    synchronized void unregister(String channel, Waiter waiter) {
+    synchronized void unregister(String channel, W waiter) {
         Channel c = channels.get(channel);
         if (c == null || !c.waiters.remove(waiter) || !c.waiters.isEmpty() || c.linger != null) {
             return;
@@ -212,12 +212,12 @@ public final class ReleaseNotifications {
      * live. Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a
      * newcomer may queue behind it without asking Redis first.
      */
-    boolean hasSleepingWaiterOtherThan(String channel, Waiter self) {
+    boolean hasSleepingWaiterOtherThan(String channel, W self) {
         Channel c = channels.get(channel);
         if (c == null || !c.listening()) {
             return false;
         }
-        for (Waiter w : c.waiters) {
+        for (W w : c.waiters) {
             if (w != self && w.sleepsOnHeldLock()) {
                 return true;
             }
@@ -229,13 +229,13 @@ public final class ReleaseNotifications {
      * A waiter that agreed to take the lock straight from a local holder, or null. Null also once {@code limit}
      * handoffs happened in a row: the lock must then be released to everyone, and the count starts again.
      */
-    synchronized Waiter claimForHandoff(String channel, int limit) {
+    synchronized W claimForHandoff(String channel, int limit) {
         Channel c = channels.get(channel);
         if (c == null) {
             return null;
         }
         if (c.localHandoffs < limit) {
-            for (Waiter w : c.waiters) {
+            for (W w : c.waiters) {
                 if (w.claim()) {
                     c.localHandoffs++;
                     return w;
@@ -254,7 +254,7 @@ public final class ReleaseNotifications {
     private void wakeOne(String channel, String message) {
         Channel c = channels.get(channel);
         if (c != null) {
-            for (Waiter w : c.waiters) {
+            for (W w : c.waiters) {
                 if (w.wake(message)) {
                     return;
                 }
@@ -265,7 +265,7 @@ public final class ReleaseNotifications {
     private void wakeAll(String channel) {
         Channel c = channels.get(channel);
         if (c != null) {
-            for (Waiter w : c.waiters) {
+            for (W w : c.waiters) {
                 w.wake(WAKE_ALL);
             }
         }
@@ -274,7 +274,7 @@ public final class ReleaseNotifications {
     /** Ends every wait of this Baton (it is closing); nothing is unsubscribed, the connection closes with it. */
     void closeAll(RuntimeException reason) {
         for (Channel c : channels.values()) {
-            for (Waiter w : c.waiters) {
+            for (W w : c.waiters) {
                 w.closed(reason);
             }
         }
@@ -297,7 +297,7 @@ public final class ReleaseNotifications {
     }
 
     /** Moves the channel's epoch for a message, keeping the message for {@link #heardSince}. */
-    private static void heard(Channel c, String message) {
+    private void heard(Channel c, String message) {
         synchronized (c.recent) { // one writer at a time: the slot first, then the epoch
             long next = c.epoch.get() + 1;
             c.recent.set((int) (next & (RECENT - 1)), message);

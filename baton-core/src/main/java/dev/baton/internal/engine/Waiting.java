@@ -44,7 +44,9 @@ public final class Waiting {
         return wait.getSeconds() >= FOREVER_SECONDS ? Long.MAX_VALUE : wait.toNanos();
     }
 
-    /** Waits for an acquisition that ends by itself (no deadline, or single tries); keeps an interrupt for the caller. */
+    /**
+     * Waits for an acquisition that ends by itself (no deadline, or single tries); keeps an interrupt for the caller.
+     */
     public <T> T awaitUninterruptibly(Pending<T> pending) {
         boolean interrupted = Thread.interrupted();
         try {

@@ -138,8 +138,7 @@ public final class Watchdog {
                     count++;
                     h.renewed(sentAt + TimeUnit.MILLISECONDS.toNanos(h.driver.validityMillis(leaseMillis)));
                 } else {
-                    engine.lost(h, "the lock was found deleted or owned by someone else at renewal "
-                            + "(expired, force-unlocked, or lost by Redis)");
+                    engine.lost(h, Hold.goneAt("renewal"));
                 }
             }
             log.debug("renewed {} of {} locks", count, renewed.length);

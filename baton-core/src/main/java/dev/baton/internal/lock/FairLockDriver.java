@@ -47,7 +47,7 @@ import org.slf4j.LoggerFactory;
 public final class FairLockDriver implements LockDriver, LockView {
     private static final Logger log = LoggerFactory.getLogger(FairLockDriver.class);
     static final String[] HELPERS = {"owns", "mint-token", "notify", "fair-queue"};
-    static final Script ACQUIRE = Script.list("fair-acquire", HELPERS);
+    static final Script ACQUIRE = Script.list("fair-acquire", "owns", "reenter", "mint-token", "notify", "fair-queue");
     static final Script RELEASE = Script.integer("fair-release", HELPERS);
     static final Script ABANDON = Script.integer("fair-abandon", HELPERS).inOrder();
     static final Script FORCE_UNLOCK = Script.integer("fair-force-unlock", HELPERS);

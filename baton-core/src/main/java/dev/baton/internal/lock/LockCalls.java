@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
  * {@code docs/lock-protocol.md}, "Bounded waits under contention".
  */
 public final class LockCalls implements LockDriver, LockView {
-    public static final Script ACQUIRE = Script.list("lock-acquire", "owns", "mint-token", "notify");
+    public static final Script ACQUIRE = Script.list("lock-acquire", "owns", "reenter", "mint-token", "notify");
     public static final Script RELEASE = Script.integer("lock-release", "owns", "notify", "claim");
     public static final Script HANDOFF = Script.integer("lock-handoff", "owns", "mint-token", "notify", "claim");
     /** Sent whole, in order: see {@link Script#inOrder()} (every kind's abandon is). */
@@ -197,7 +197,8 @@ public final class LockCalls implements LockDriver, LockView {
      */
     @Override
     public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
-        return gateway.run(HANDOFF, new String[] {from.keys.lock(), from.keys.counter()}, from.owner, Long.toString(from.token),
+        return gateway.run(HANDOFF, new String[] {from.keys.lock(), from.keys.counter()}, from.owner,
+                Long.toString(from.token),
                 to.owner(), Long.toString(to.leaseMillis()), to.holder(), tokenRetentionMillis,
                 from.keys.channel(), sharded);
     }

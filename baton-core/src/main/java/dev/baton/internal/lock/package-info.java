@@ -1,11 +1,8 @@
 /**
- * The reentrant lock: the facade ({@code DriverLock}), the engine that runs attempts, holds, local handoff
- * and release ({@code LockEngine}), waiting on pub/sub ({@code ReleaseNotifications}), renewal ({@code Watchdog}) and
- * the typed calls of its scripts ({@code LockCalls}). Protocol: docs/lock-protocol.md. Internal: not exported.
+ * The mutexes: the plain reentrant lock's driver and typed calls ({@code LockCalls}, scripts {@code lock-*.lua}), its
+ * replica-acknowledged decorator ({@code AcknowledgedLockDriver}) and the fair lock ({@code FairLockDriver},
+ * {@code fair-*.lua}). Their facade is the engine's {@code DriverLock}. Families built on the mutex (multi-lock,
+ * Redlock) may use {@code LockCalls}' typed calls. Protocol: docs/lock-protocol.md, docs/fair-lock.md. Internal: not
+ * exported.
  */
 package dev.baton.internal.lock;
-
-import dev.baton.internal.engine.LockEngine;
-import dev.baton.internal.engine.DriverLock;
-import dev.baton.internal.engine.ReleaseNotifications;
-import dev.baton.internal.engine.Watchdog;

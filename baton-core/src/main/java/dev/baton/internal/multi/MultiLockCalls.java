@@ -15,7 +15,7 @@ import java.util.concurrent.CompletableFuture;
  * through the plain lock's driver, since the locks it takes are plain locks.
  */
 public final class MultiLockCalls {
-    static final Script ACQUIRE = Script.list("multi-acquire", "owns", "mint-token");
+    static final Script ACQUIRE = Script.list("multi-acquire", "owns", "reenter", "mint-token");
 
     /**
      * The reply of one call.

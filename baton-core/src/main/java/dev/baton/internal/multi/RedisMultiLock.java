@@ -98,7 +98,8 @@ public final class RedisMultiLock implements DistributedLock {
     @Override
     public boolean tryLock() {
         // One try of each lock, all or nothing; like ReentrantLock.tryLock(), not affected by interrupts.
-        return waiting.awaitUninterruptibly(attempt(identity.threadOwner(), watchdogLeaseMillis, true, 0, true)) != null;
+        return waiting.awaitUninterruptibly(attempt(identity.threadOwner(), watchdogLeaseMillis, true, 0,
+                true)) != null;
     }
 
     @Override

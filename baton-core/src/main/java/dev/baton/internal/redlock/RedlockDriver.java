@@ -14,8 +14,6 @@ import dev.baton.LockType;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Script;
-import io.lettuce.core.RedisCommandTimeoutException;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -60,7 +58,7 @@ import org.slf4j.LoggerFactory;
  * its settings and the proposal clock; thread-safe.
  */
 public final class RedlockDriver implements LockDriver, LockView {
-    static final Script ACQUIRE = Script.list("redlock-acquire", "owns");
+    static final Script ACQUIRE = Script.list("redlock-acquire", "owns", "reenter");
     static final Script UNDO = Script.integer("redlock-undo", "owns");
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
     /** How often one acquire call may go round again at once: for a stale proposal or masters admitted meanwhile. */
@@ -153,7 +151,8 @@ public final class RedlockDriver implements LockDriver, LockView {
         long proposal = proposals.next();
         long heldToken = r.heldToken();
         long sentAt = ticker.nanos();
-        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, new String[] {r.keys().lock(), r.keys().counter(), admission.marker()}, r.owner(),
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, new String[] {r.keys().lock(),
+                r.keys().counter(), admission.marker()}, r.owner(),
                 Long.toString(r.leaseMillis()), r.holder(), retentionMillis, Long.toString(heldToken),
                 willWait ? "1" : "0", Long.toString(proposal));
         int quorum = masters.quorum();
@@ -267,7 +266,7 @@ public final class RedlockDriver implements LockDriver, LockView {
         // and grant this try's proposal there after the caller has been told otherwise: undone unless it is the hold.
         if (won != proposal) {
             for (int i = 0; i < n; i++) {
-                if (tally.failure(i) != null && mayHaveRun(tally.failure(i))) {
+                if (tally.failure(i) != null && QuorumTransport.mayHaveRun(tally.failure(i))) {
                     undoOn(i, r, proposal);
                 }
             }
@@ -434,18 +433,7 @@ public final class RedlockDriver implements LockDriver, LockView {
      * error.
      */
     private static boolean mayHaveRun(CompletableFuture<?> failedCall) {
-        return mayHaveRun(failedCall.handle((v, e) -> e).join());
-    }
-
-    private static boolean mayHaveRun(Throwable failure) {
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            String m = t.getMessage();
-            if (t instanceof RedisCommandTimeoutException || t instanceof IOException
-                    || (m != null && (m.startsWith("Connection closed") || m.startsWith("Connection disconnected")))) {
-                return true;
-            }
-        }
-        return false;
+        return QuorumTransport.mayHaveRun(failedCall.handle((v, e) -> e).join());
     }
 
     /** Whether a call failed because its master could not be reached or did not answer (worth sending again). */

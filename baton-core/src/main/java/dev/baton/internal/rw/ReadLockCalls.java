@@ -47,7 +47,8 @@ public final class ReadLockCalls extends ReadWriteCalls {
     /** {@code rw-read-release.lua}: releases one hold count of this reader. */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
+        return gateway.run(RELEASE, new String[] {keys.lock(), readers(keys), writers(keys)}, owner,
+                Long.toString(token),
                 keys.channel(), publish ? "1" : "0", sharded);
     }
 

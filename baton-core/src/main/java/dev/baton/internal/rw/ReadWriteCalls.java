@@ -102,14 +102,16 @@ public abstract sealed class ReadWriteCalls implements LockDriver, LockView perm
     /** {@code rw-keep.lua}: sets this side's hold to run out {@code millis} from now, if owner and token match. */
     @Override
     public CompletableFuture<Boolean> keep(Hold hold, long millis) {
-        return gateway.<Long>run(KEEP, new String[] {hold.keys.lock(), readers(hold.keys)}, Long.toString(millis), side(), hold.owner,
+        return gateway.<Long>run(KEEP, new String[] {hold.keys.lock(), readers(hold.keys)}, Long.toString(millis),
+                side(), hold.owner,
                 Long.toString(hold.token)).thenApply(set -> set == 1L);
     }
 
     /** {@code rw-force-unlock.lua}: removes this side's holds (the writer, or every reader); true if there were any. */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        return gateway.<Long>run(FORCE_UNLOCK, new String[] {keys.lock(), readers(keys), writers(keys)}, side(), keys.channel(), sharded)
+        return gateway.<Long>run(FORCE_UNLOCK, new String[] {keys.lock(), readers(keys), writers(keys)}, side(),
+                keys.channel(), sharded)
                 .thenApply(removed -> removed == 1L);
     }
 

@@ -1,11 +1,8 @@
 package dev.baton.internal.rw;
 
 import dev.baton.internal.engine.AcquireRequest;
-import dev.baton.internal.engine.Hold;
-import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.Replies;
-import dev.baton.internal.lock.LockCalls;
 
 import dev.baton.internal.transport.Script;
 
@@ -44,7 +41,8 @@ public final class WriteLockCalls extends ReadWriteCalls {
      * @param recheckInterval the longest a waiter sleeps between tries; a writer's intent lasts three of them (at
      *                        least {@value #MIN_INTENT_MILLIS} ms), so that a live writer renews it in time
      */
-    public WriteLockCalls(Transport gateway, Duration tokenRetention, ReadLockCalls readSide, Duration recheckInterval) {
+    public WriteLockCalls(Transport gateway, Duration tokenRetention, ReadLockCalls readSide,
+            Duration recheckInterval) {
         super(gateway, tokenRetention);
         this.readSide = readSide;
         this.intentMillis = Long.toString(intentMillis(recheckInterval));
@@ -77,7 +75,8 @@ public final class WriteLockCalls extends ReadWriteCalls {
     /** {@code rw-write-release.lua}: releases one hold count of the writer. */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, new String[] {keys.lock(), readers(keys), writers(keys)}, owner, Long.toString(token),
+        return gateway.run(RELEASE, new String[] {keys.lock(), readers(keys), writers(keys)}, owner,
+                Long.toString(token),
                 keys.channel(), publish ? "1" : "0", sharded);
     }
 

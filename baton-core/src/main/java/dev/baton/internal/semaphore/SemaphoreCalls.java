@@ -220,7 +220,8 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
     }
 
     private CompletableFuture<List<Object>> inspectScript(LockKeys keys, boolean holders) {
-        return gateway.run(INSPECT, new String[] {keys.lock(), holders(keys), expiry(keys), queue(keys), waiters(keys), keys.counter()},
+        return gateway.run(INSPECT, new String[] {keys.lock(), holders(keys), expiry(keys), queue(keys),
+                waiters(keys), keys.counter()},
                 holders ? "1" : "0");
     }
 

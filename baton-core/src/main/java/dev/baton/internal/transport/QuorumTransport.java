@@ -2,7 +2,9 @@ package dev.baton.internal.transport;
 
 import dev.baton.BatonConfig;
 import dev.baton.BatonUnavailableException;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.resource.ClientResources;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,6 +117,22 @@ public final class QuorumTransport implements Transport {
         return calls;
     }
 
+    /**
+     * Whether a call of one master that failed may still have run, or may yet run, there: it timed out, or its
+     * connection was lost while it was on its way. Not a call refused before it was sent (no connection) or answered
+     * with an error. Read here, where the client's exception types are known.
+     */
+    public static boolean mayHaveRun(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof RedisCommandTimeoutException || t instanceof IOException
+                    || (m != null && (m.startsWith("Connection closed") || m.startsWith("Connection disconnected")))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Runs a script call on every master at once; see {@link #runOnEach(Script, String[], String...)}. */
     public <T> List<CompletableFuture<T>> runOnEach(ScriptCall call) {
         return runOnEach(call.script(), call.keys(), call.args());
@@ -148,7 +166,8 @@ public final class QuorumTransport implements Transport {
 
     /** Refused: a Redlock's masters have no replicas that matter. */
     @Override
-    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys,
+            String[] args,
                                                                             int replicas, Duration timeout) {
         throw new UnsupportedOperationException("replica-acknowledged writes are not supported with Redlock");
     }

@@ -336,7 +336,8 @@ public final class RedisGateway implements Transport {
                                          long rehashDeadline, long retryMillis) {
         if (script.isInOrder()) {
             try {
-                return scripting.<T>eval(script.body(), script.output(), keys, args).toCompletableFuture().exceptionallyCompose(
+                return scripting.<T>eval(script.body(), script.output(), keys,
+                        args).toCompletableFuture().exceptionallyCompose(
                         e -> afterFailure(e, script, keys, args, rehashDeadline, retryMillis));
             } catch (RuntimeException e) {
                 return CompletableFuture.failedFuture(translate(e));
@@ -350,12 +351,14 @@ public final class RedisGateway implements Transport {
         }
         // One stage on the success path; the fallback, the retry and the translation only cost on failure.
         return bySha.exceptionallyCompose(e -> unwrap(e) instanceof RedisNoScriptException
-                ? scripting.<T>eval(script.body(), script.output(), keys, args).toCompletableFuture().exceptionallyCompose(
+                ? scripting.<T>eval(script.body(), script.output(), keys,
+                        args).toCompletableFuture().exceptionallyCompose(
                         again -> afterFailure(again, script, keys, args, rehashDeadline, retryMillis))
                 : afterFailure(e, script, keys, args, rehashDeadline, retryMillis));
     }
 
-    private <T> CompletableFuture<T> afterFailure(Throwable failure, Script script, String[] keys, String[] args, long rehashDeadline,
+    private <T> CompletableFuture<T> afterFailure(Throwable failure, Script script, String[] keys, String[] args,
+            long rehashDeadline,
                                                   long retryMillis) {
         if (cluster && rehashing(failure)) {
             long deadline = rehashDeadline != 0 ? rehashDeadline : System.nanoTime() + commandTimeout.toNanos();
@@ -417,7 +420,8 @@ public final class RedisGateway implements Transport {
      * @throws IllegalStateException         once closed
      */
     @Override
-    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys,
+            String[] args,
                                                                             int replicas, Duration timeout) {
         return acknowledgedWrites().run(script, keys, args, replicas, timeout);
     }

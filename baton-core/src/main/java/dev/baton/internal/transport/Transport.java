@@ -36,7 +36,8 @@ public interface Transport extends AutoCloseable {
      * @return the script's raw reply with the count, or a failure already translated
      * @throws UnsupportedOperationException on a transport that cannot (a Redis Cluster)
      */
-    <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args, int replicas,
+    <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
+            int replicas,
                                                                      Duration timeout);
 
     /** {@code EXISTS}: whether the key is there. */

@@ -70,7 +70,8 @@ class CloseIT {
             closing.close();
             closed.countDown();
 
-            assertThatThrownBy(() -> timedWaiter.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
+            assertThatThrownBy(() -> timedWaiter.get(5,
+                    TimeUnit.SECONDS)).hasCauseInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("closed while waiting");
             assertThatThrownBy(() -> endlessWaiter.get(5, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(IllegalStateException.class);

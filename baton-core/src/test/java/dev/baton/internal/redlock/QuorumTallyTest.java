@@ -182,6 +182,7 @@ class QuorumTallyTest {
     }
 
     private CompletableFuture<String> gather(Function<QuorumTally<String>, String> decide) {
-        return QuorumTally.gather(calls, decide, (i, reply) -> late.add(new AbstractMap.SimpleImmutableEntry<>(i, reply)));
+        return QuorumTally.gather(calls, decide, (i, reply) -> late.add(new AbstractMap.SimpleImmutableEntry<>(i,
+                reply)));
     }
 }

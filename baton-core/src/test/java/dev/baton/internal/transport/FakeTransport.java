@@ -275,7 +275,8 @@ public final class FakeTransport implements Transport {
 
     /** Replica-acknowledged writes are tested on real replicas only (ReplicaAcknowledgedIT). */
     @Override
-    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys, String[] args,
+    public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys,
+            String[] args,
                                                                             int replicas, Duration timeout) {
         throw new UnsupportedOperationException("the fake transport has no replicas");
     }
