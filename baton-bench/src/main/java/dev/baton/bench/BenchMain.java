@@ -54,8 +54,13 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * options apply to the rate part too, so {@code --rate-only --skip-jmh --skip-trace} runs only its interleaved
  * cross-check and memory figures (2 minutes); {@code --skip-trace} leaves out the family's MONITOR rounds.
  *
- * <p>{@code --replica-ack-failover [options]} runs, instead of the benchmarks, the failover experiment of
- * {@link ReplicaAckFailover} (its own options follow).
+ * <p>Every run also draws one SVG chart per primitive it measured into {@code charts/} beside the report
+ * ({@link Report#charts()}, {@link BarChart}).
+ *
+ * <p>Instead of the benchmarks: {@code --replica-ack-failover [options]} runs the failover experiment of
+ * {@link ReplicaAckFailover} (its own options follow); {@code --compare BEFORE.jar AFTER.jar [options]} compares
+ * Baton of two builds in five shapes ({@link CoreComparison}); {@code --charts-from FILE.md [--charts-dir DIR]} draws
+ * the charts a Markdown document's tables ask for ({@link MarkdownCharts}).
  */
 public final class BenchMain {
 
@@ -77,6 +82,8 @@ public final class BenchMain {
         /** --redlock: only the Redlock comparison ({@link RedlockComparison}). */
         boolean redlock;
         Path out;
+        /** The options as given, but {@code --out}: for the charts' footnote. */
+        String options = "";
 
         /** Whether any part of the lock benchmarks runs (all of them do unless skipped or --rate-only). */
         boolean anyLockPart() {
@@ -142,7 +149,11 @@ public final class BenchMain {
 
         static Settings parse(String[] args) {
             Settings s = new Settings();
+            List<String> options = new ArrayList<>();
             for (int i = 0; i < args.length; i++) {
+                if (!args[i].equals("--out") && (i == 0 || !args[i - 1].equals("--out"))) {
+                    options.add(args[i]);
+                }
                 switch (args[i]) {
                     case "--quick" -> s.quick = true;
                     case "--skip-trace" -> s.trace = false;
@@ -175,12 +186,18 @@ public final class BenchMain {
                                 + " [--skip-handoff] [--skip-rate | --rate-only | --topologies | --redlock]"
                                 + " [--family | --family-only]"
                                 + "\n   or: java -jar baton-bench/target/benchmarks.jar"
-                                + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]");
+                                + " --replica-ack-failover [--trials N] [--locks K] [--timeout-ms T] [--out FILE]"
+                                + "\n   or: java -jar baton-bench/target/benchmarks.jar"
+                                + " --compare BEFORE.jar AFTER.jar [--rounds N] [--slice S] [--warmup W]"
+                                + " [--shapes a,b,...] [--out FILE]"
+                                + "\n   or: java -jar baton-bench/target/benchmarks.jar"
+                                + " --charts-from FILE.md [--charts-dir DIR]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
                 }
             }
+            s.options = String.join(" ", options);
             if (s.topologies && s.redlock) {
                 throw new IllegalArgumentException("--topologies and --redlock each run alone: give one of them");
             }
@@ -207,12 +224,22 @@ public final class BenchMain {
             ReplicaAckFailover.main(Arrays.copyOfRange(args, 1, args.length));
             return;
         }
-        Settings settings = Settings.parse(args);
+        if (args.length > 0 && args[0].equals("--charts-from")) {
+            MarkdownCharts.main(args);
+            return;
+        }
+        // --compare: Baton of two builds against each other, not against its peers (CoreComparison).
+        boolean compare = args.length > 0 && args[0].equals("--compare");
+        Settings settings = compare ? null : Settings.parse(args);
         if (System.getProperty(RELAUNCHED) == null) {
             Path jar = ownJar();
             if (jar != null) {
-                System.exit(relaunchFromCopy(jar, args, settings.out));
+                System.exit(relaunchFromCopy(jar, args, compare ? CoreComparison.defaultOut() : settings.out));
             }
+        }
+        if (compare) {
+            CoreComparison.main(Arrays.copyOfRange(args, 1, args.length));
+            return;
         }
         Path outDir = settings.out.toAbsolutePath().getParent();
         Files.createDirectories(outDir);
@@ -280,6 +307,7 @@ public final class BenchMain {
         System.out.println();
         System.out.println(markdown);
         log("report written to " + settings.out.toAbsolutePath());
+        BarChart.writeAll(report.charts(), settings.out.toAbsolutePath().resolveSibling("charts"));
         System.exit(0); // client libraries may leave non-daemon threads behind
     }
 

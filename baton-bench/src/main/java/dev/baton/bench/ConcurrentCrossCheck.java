@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -126,10 +127,15 @@ final class ConcurrentCrossCheck {
 
     static Measured measure(ExecutorService threads, Shape shape, Lock[] locks, Duration duration,
                             List<Long> redisPids) throws Exception {
+        return measure(() -> slice(threads, shape, locks, duration), redisPids);
+    }
+
+    /** Times {@code work}, which returns the operations it completed; {@code redisPids} as for {@link #run}. */
+    static Measured measure(Callable<Long> work, List<Long> redisPids) throws Exception {
         long client = clientCpuNanos();
         long redis = redisCpuNanos(redisPids);
         long start = System.nanoTime();
-        long ops = slice(threads, shape, locks, duration);
+        long ops = work.call();
         double seconds = (System.nanoTime() - start) / 1e9;
         long redisAfter = redisCpuNanos(redisPids);
         return new Measured(ops, ops / seconds, (clientCpuNanos() - client) / 1000.0 / ops,

@@ -8,6 +8,7 @@ import static dev.baton.bench.Report.percent;
 import static dev.baton.bench.Report.us;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -100,12 +101,17 @@ final class FamilyReport {
                 + " rounds.\n\n");
     }
 
-    private String latencyCell(FamilyWorkload workload, List<FamilyRound> rounds) {
-        Percentiles p = switch (workload) {
+    /** The workload's latency pooled over its rounds: the handoff, the writer's wait, or acquire(). */
+    private static Percentiles latency(FamilyWorkload workload, List<FamilyRound> rounds) {
+        return switch (workload) {
             case FAIR -> Percentiles.pooled(rounds.stream().map(r -> r.handoff.handoffFromCallNanos).toList());
             case READ_WRITE -> pooled(rounds, ReadWriteScenario.WRITER_WAIT);
             case SEMAPHORE -> pooled(rounds, SemaphoreScenario.ACQUIRE);
         };
+    }
+
+    private String latencyCell(FamilyWorkload workload, List<FamilyRound> rounds) {
+        Percentiles p = latency(workload, rounds);
         String what = switch (workload) {
             case FAIR -> "handoff";
             case READ_WRITE -> "writer's wait";
@@ -312,6 +318,42 @@ final class FamilyReport {
             md.append("- ").append(a.replace("\n", "\n    ")).append('\n');
         }
         md.append('\n');
+    }
+
+    // ---- charts ----
+
+    /** The fair lock's, the read-write lock's and the semaphore's charts: the rate, then the workload's latency. */
+    static Map<String, BarChart> charts(FamilyRun.Result result) {
+        Map<String, BarChart> charts = new LinkedHashMap<>();
+        for (FamilyWorkload workload : FamilyWorkload.values()) {
+            List<BarChart.Bar> rates = new ArrayList<>();
+            List<BarChart.Bar> latencies = new ArrayList<>();
+            for (String contender : FamilyContender.KINDS) {
+                List<FamilyRound> rounds = result.measured(workload, contender);
+                rates.add(new BarChart.Bar(contender, rounds.isEmpty() ? Double.NaN : medianRate(rounds)));
+                Percentiles latency = latency(workload, rounds);
+                latencies.add(new BarChart.Bar(contender, latency.count() == 0 ? Double.NaN
+                        : latency.micros(workload == FamilyWorkload.READ_WRITE ? 99 : 50)));
+            }
+            String title = switch (workload) {
+                case FAIR -> "fair-lock";
+                case READ_WRITE -> "read-write-lock";
+                case SEMAPHORE -> "semaphore";
+            };
+            String latencyTitle = switch (workload) {
+                case FAIR -> "handoff p50 µs, from unlock() called";
+                case READ_WRITE -> "writer's wait p99 µs";
+                case SEMAPHORE -> "acquire() p50 µs";
+            };
+            if (workload == FamilyWorkload.FAIR && !result.pingSamples.isEmpty()) {
+                latencies.add(new BarChart.Bar("one PING round trip (floor)",
+                        Percentiles.pooled(result.pingSamples).micros(50)));
+            }
+            charts.put(title, new BarChart(workload.label)
+                    .panel(workload.rate + " (median of rounds)", rates)
+                    .panel(latencyTitle, latencies));
+        }
+        return charts;
     }
 
     // ---- aggregates ----

@@ -27,7 +27,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * less machine it needs.
  */
 final class RateLimiterCrossCheck {
-    private static final int THREADS = 8;
+    static final int THREADS = 8;
     /** Linux reports a process's CPU time in /proc in ticks of 1/100 s (USER_HZ). */
     private static final long NANOS_PER_TICK = 10_000_000;
 
@@ -94,7 +94,7 @@ final class RateLimiterCrossCheck {
     }
 
     /** 8 threads decide as fast as they can for {@code duration}; returns the number of decisions. */
-    private static long slice(ExecutorService threads, RateLimiterContender.Limiter[] limiters, Duration duration)
+    static long slice(ExecutorService threads, RateLimiterContender.Limiter[] limiters, Duration duration)
             throws Exception {
         long start = System.nanoTime();
         long end = start + duration.toNanos();

@@ -56,6 +56,16 @@ final class RedlockReport {
         appendAnomalies(md);
     }
 
+    /** Every contender's lock+unlock ops/s on one thread, then the lock contenders' acquisitions/s under contention. */
+    static BarChart chart(RedlockComparison.Result result) {
+        return new BarChart("Redlock: Baton over 3 and 5 masters, the single-node lock, RedissonRedLock")
+                .panel(RedlockComparison.UNCONTENDED + ": ops/s (median)",
+                        Report.bars(result.uncontended, RedlockComparison.Slices::medianOps))
+                .panel(RedlockComparison.CONTENDED + ": acquisitions/s (median of rounds)",
+                        Report.bars(result.contended, rounds -> RateLimiterCrossCheck.median(
+                                rounds.stream().map(HandoffScenario.Round::perSecond).toList())));
+    }
+
     private void appendUncontended(StringBuilder md) {
         if (result.uncontended.isEmpty()) {
             return;

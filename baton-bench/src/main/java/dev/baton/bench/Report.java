@@ -83,6 +83,8 @@ final class Report {
     /** Scenario -> contender -> decisions per second of each interleaved slice. */
     final Map<String, Map<String, RateLimiterCrossCheck.Slices>> rateCrossCheck = new LinkedHashMap<>();
 
+    private String runAt;
+
     Report(BenchMain.Settings settings) {
         this.settings = settings;
     }
@@ -225,7 +227,7 @@ final class Report {
         ping = pingSamples.isEmpty() ? null : Percentiles.pooled(pingSamples);
         StringBuilder md = new StringBuilder();
         md.append("## Results\n\n");
-        md.append("Run ").append(ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME))
+        md.append("Run ").append(runAt())
                 .append(", ").append(String.format(Locale.ROOT, "%.1f", minutes)).append(" min")
                 .append(settings.quick ? " (**--quick**: smoke-test settings, numbers not meaningful)" : "")
                 .append(".\n\n");
@@ -279,8 +281,17 @@ final class Report {
         if (settings.rate) {
             appendRateLimiters(md);
         }
+        appendChartLinks(md);
         appendAnomalies(md);
         return md.toString();
+    }
+
+    /** When the run was rendered (the first time anyone asks), for the report and the charts alike. */
+    private String runAt() {
+        if (runAt == null) {
+            runAt = ZonedDateTime.now().format(DateTimeFormatter.ISO_OFFSET_DATE_TIME);
+        }
+        return runAt;
     }
 
     private void appendLocks(StringBuilder md) {
@@ -633,6 +644,109 @@ final class Report {
                     .append(" |\n");
         }
         md.append('\n');
+    }
+
+    // ---- charts ----
+
+    /**
+     * One chart per primitive the run measured, by file name ({@code charts/NAME.svg} beside the report, see
+     * {@link BenchMain}): every contender of a scenario side by side, Baton, its peers and the floors, with the
+     * run's date, load and options beneath.
+     */
+    Map<String, BarChart> charts() {
+        Map<String, BarChart> charts = new LinkedHashMap<>();
+        if (settings.anyLockPart()) {
+            charts.put("lock-uncontended", new BarChart("Plain lock, uncontended: 1 thread, lock() + unlock()")
+                    .panel(A + ", JMH: ops/s (median)", jmhBars(A, JMH_CONTENDERS_OF.get(
+                            LockUncontendedBenchmark.class.getSimpleName())))
+                    .panel(A + ", interleaved slices: ops/s (median)", crossCheck == null ? List.of()
+                            : bars(crossCheck, UncontendedCrossCheck.Result::medianOps)));
+            BarChart threads = new BarChart("Plain lock, many threads on one client");
+            for (String scenario : List.of(B, D)) {
+                threads.panel(scenario + ", JMH: ops/s (median)", jmhBars(scenario, JMH_CONTENDERS));
+                String shape = (scenario.equals(B) ? ConcurrentCrossCheck.Shape.OWN_LOCK_8
+                        : ConcurrentCrossCheck.Shape.NAMES_16).label;
+                threads.panel(shape + ", interleaved slices: ops/s (median)",
+                        concurrentCheck == null || !concurrentCheck.containsKey(shape) ? List.of()
+                                : bars(concurrentCheck.get(shape), ConcurrentCrossCheck.Slices::medianOps));
+            }
+            charts.put("lock-threads", threads);
+            List<BarChart.Bar> handoff = new ArrayList<>();
+            for (String contender : Contender.LOCKS) {
+                Percentiles p = pooled(contender, true);
+                handoff.add(new BarChart.Bar(contender, p.count() == 0 ? Double.NaN : p.micros(50)));
+            }
+            if (!pingSamples.isEmpty()) {
+                handoff.add(new BarChart.Bar("one PING round trip (floor)",
+                        Percentiles.pooled(pingSamples).micros(50)));
+            }
+            charts.put("lock-contended", new BarChart("Plain lock, contended: 4 clients x 2 threads, one lock")
+                    .panel(C + ": acquisitions/s (median of rounds)", Contender.LOCKS.stream()
+                            .map(c -> new BarChart.Bar(c, handoffOpsMedian(c))).toList())
+                    .panel("handoff p50 µs (unlock() returned to the next lock() returned)", handoff));
+        }
+        if (family != null) {
+            charts.putAll(FamilyReport.charts(family));
+        }
+        if (settings.rate) {
+            BarChart rate = new BarChart("Rate limiters: 8 threads, one client per contender");
+            for (String scenario : List.of(R1, R2)) {
+                Map<String, JmhRow> rows = rateJmh.getOrDefault(scenario, Map.of());
+                rate.panel(scenario + ", JMH: decisions/s (median)", RateLimiterContender.LIMITERS.stream()
+                        .map(c -> new BarChart.Bar(c, rows.containsKey(c) ? rows.get(c).opsMedian : Double.NaN))
+                        .toList());
+            }
+            rateCrossCheck.forEach((scenario, slices) -> rate.panel(scenario + ", interleaved slices: decisions/s"
+                    + " (median)", bars(slices, s -> RateLimiterCrossCheck.median(s.decisionsPerSecond()))));
+            charts.put("rate-limiter", rate);
+        }
+        if (redlock != null) {
+            charts.put("redlock", RedlockReport.chart(redlock));
+        }
+        if (topologies != null) {
+            BarChart chart = new BarChart("Topologies: standalone, Sentinel, Cluster");
+            topologies.slices.forEach((workload, byTopology) -> {
+                List<BarChart.Bar> bars = new ArrayList<>();
+                byTopology.forEach((topology, byContender) -> byContender.forEach((contender, slices) ->
+                        bars.add(new BarChart.Bar(topology + ": " + contender, slices.medianOps()))));
+                chart.panel(workload.label + ": ops/s (median)", bars);
+            });
+            charts.put("topologies", chart);
+        }
+        charts.values().removeIf(BarChart::isEmpty);
+        for (BarChart chart : charts.values()) {
+            chart.note(String.format(Locale.ROOT, "baton-bench, run %s, %.1f min%s", runAt(), minutes,
+                    settings.quick ? " (--quick: smoke-test settings, figures not meaningful)" : ""));
+            if (!loadAverages.isEmpty()) {
+                chart.note("Load average (1 min): " + String.join(", ", loadAverages));
+            }
+            chart.note("java -jar baton-bench/target/benchmarks.jar " + settings.options);
+        }
+        return charts;
+    }
+
+    private List<BarChart.Bar> jmhBars(String scenario, List<String> contenders) {
+        return contenders.stream().map(c -> {
+            JmhRow r = row(scenario, c);
+            return new BarChart.Bar(c, r == null ? Double.NaN : r.opsMedian);
+        }).toList();
+    }
+
+    /** A bar per contender of a map, in its order. */
+    static <T> List<BarChart.Bar> bars(Map<String, T> byContender, java.util.function.ToDoubleFunction<T> value) {
+        return byContender.entrySet().stream()
+                .map(e -> new BarChart.Bar(e.getKey(), value.applyAsDouble(e.getValue()))).toList();
+    }
+
+    private void appendChartLinks(StringBuilder md) {
+        Map<String, BarChart> charts = charts();
+        if (charts.isEmpty()) {
+            return;
+        }
+        md.append("### Charts\n\nWritten beside this report: ");
+        md.append(String.join(", ", charts.keySet().stream().map(name -> "[" + name + "](charts/" + name + ".svg)")
+                .toList()));
+        md.append(".\n\n");
     }
 
     // ---- rate limiters ----

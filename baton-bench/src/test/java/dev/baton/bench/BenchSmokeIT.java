@@ -17,7 +17,9 @@ import org.junit.jupiter.api.io.TempDir;
  * Keeps the benchmark harness honest without running the full benchmarks: the commandstats parser, a MONITOR trace,
  * one short round of scenario (c) with Baton (a few seconds), one short round of each lock-family workload for Baton
  * and Redisson (about 20 seconds), one short pass of the Redlock comparison on 5 servers of its own (about 30
- * seconds), and the whole rate-limiter part with {@code --quick} settings (JMH forks included: about a minute).
+ * seconds), the whole rate-limiter part with {@code --quick} settings (JMH forks included: about a minute), the
+ * charts drawn from those, and one round of each shape of {@code --compare} with the module's jar as both builds
+ * (about 40 seconds).
  */
 class BenchSmokeIT {
     private static RedisServer server;
@@ -136,8 +138,14 @@ class BenchSmokeIT {
 
         String markdown = report.markdown();
         assertThat(markdown).contains("## Rate limiters", "### Baton / faster peer", "### Interleaved cross-check",
-                        "### Redis memory per limiter")
+                        "### Redis memory per limiter", "[rate-limiter](charts/rate-limiter.svg)")
                 .doesNotContain("### Targets");
+        Map<String, BarChart> charts = report.charts();
+        assertThat(charts).containsOnlyKeys("rate-limiter");
+        assertThat(charts.get("rate-limiter").panels()).hasSize(4).allSatisfy(panel ->
+                assertThat(panel.bars()).extracting(BarChart.Bar::label)
+                        .containsExactlyElementsOf(RateLimiterContender.LIMITERS));
+        assertThat(charts.get("rate-limiter").svg()).contains("--rate-only --quick", "(--quick: smoke-test");
     }
 
     @Test
@@ -189,6 +197,26 @@ class BenchSmokeIT {
         report.family = result;
         assertThat(report.markdown()).contains("## Lock family", "### Goals", "### (f) fair lock in detail",
                 "### Round trips per operation under contention (MONITOR)", "| (s) semaphore");
+        Map<String, BarChart> charts = report.charts();
+        assertThat(charts).containsOnlyKeys("fair-lock", "read-write-lock", "semaphore");
+        charts.forEach((name, chart) -> assertThat(chart.panels()).as(name).hasSize(2).allSatisfy(panel ->
+                assertThat(panel.bars()).extracting(BarChart.Bar::label).containsAll(FamilyContender.KINDS)));
+    }
+
+    @Test
+    void compareRunsEveryShapeOfBothBuildsInTheirOwnClassLoaders() throws Exception {
+        // failsafe runs after the package phase: the module's own jar stands in for both builds
+        Path jar = Path.of("target", "benchmarks.jar");
+        assertThat(jar).exists();
+
+        String markdown = CoreComparison.run(jar, jar, new CoreComparison.Plan(1, Duration.ofSeconds(1),
+                Duration.ofSeconds(1), CoreShape.SHAPES));
+
+        assertThat(markdown).contains("## Baton before and after", "### Anomalies\n\nNone.")
+                .doesNotContain("failed", "incomplete");
+        for (String shape : CoreShape.SHAPES) {
+            assertThat(markdown).contains("| " + CoreComparison.label(shape) + " | ");
+        }
     }
 
     @Test
