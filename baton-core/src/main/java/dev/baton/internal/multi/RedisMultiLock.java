@@ -1,27 +1,19 @@
 package dev.baton.internal.multi;
 
-import dev.baton.internal.engine.Hold;
-import dev.baton.internal.engine.Waiting;
-import dev.baton.internal.lock.LockCalls;
-import dev.baton.internal.runtime.Identity;
-import dev.baton.internal.engine.LockEngine;
-import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.DriverLock;
-
-import dev.baton.internal.runtime.Require;
-
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockInfo;
-import dev.baton.LockTimeoutException;
+import dev.baton.internal.engine.AcquiringLock;
+import dev.baton.internal.engine.DriverLock;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.lock.LockCalls;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
 import java.util.function.IntConsumer;
 
 /**
@@ -42,22 +34,16 @@ import java.util.function.IntConsumer;
  *
  * <p>Thread-safe; cheap to create (no Redis call).
  */
-public final class RedisMultiLock implements DistributedLock {
-    private final LockEngine engine;
+public final class RedisMultiLock extends AcquiringLock<List<Hold>> {
     /** The plain lock's driver: each name's lock is a plain lock. */
     private final LockCalls mutex;
     private final MultiLockCalls calls;
     private final MultiLockMembers members;
     /** The plain lock of each name, in canonical order, for the thread-owned side. */
     private final List<DriverLock> locks;
-    private final long watchdogLeaseMillis;
-    private final Identity identity;
-    private final Waiting waiting;
 
     public RedisMultiLock(LockEngine engine, LockCalls mutex, MultiLockCalls calls, MultiLockMembers members) {
-        this.engine = engine;
-        this.identity = engine.identity();
-        this.waiting = new Waiting(engine);
+        super(engine);
         this.mutex = mutex;
         this.calls = calls;
         this.members = members;
@@ -66,7 +52,6 @@ public final class RedisMultiLock implements DistributedLock {
             plain.add(new DriverLock(engine, mutex, keys));
         }
         this.locks = List.copyOf(plain);
-        this.watchdogLeaseMillis = engine.watchdogLeaseMillis();
     }
 
     /** The names, as given and without duplicates, joined by commas. */
@@ -76,50 +61,6 @@ public final class RedisMultiLock implements DistributedLock {
     }
 
     // ---- thread-owned ----
-
-    @Override
-    public void lock() {
-        lockUninterruptibly(watchdogLeaseMillis, true);
-    }
-
-    @Override
-    public void lock(Duration lease) {
-        lockUninterruptibly(Require.positive(lease, "lease").toMillis(), false);
-    }
-
-    @Override
-    public void lockInterruptibly() throws InterruptedException {
-        if (Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        await(attempt(identity.threadOwner(), watchdogLeaseMillis, true, Long.MAX_VALUE, true));
-    }
-
-    @Override
-    public boolean tryLock() {
-        // One try of each lock, all or nothing; like ReentrantLock.tryLock(), not affected by interrupts.
-        return waiting.awaitUninterruptibly(attempt(identity.threadOwner(), watchdogLeaseMillis, true, 0,
-                true)) != null;
-    }
-
-    @Override
-    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-        Objects.requireNonNull(unit, "unit");
-        return tryLock(Duration.ofNanos(Math.max(0, unit.toNanos(time))));
-    }
-
-    @Override
-    public boolean tryLock(Duration wait) throws InterruptedException {
-        long waitNanos = Waiting.waitNanos(wait);
-        return await(attempt(identity.threadOwner(), watchdogLeaseMillis, true, waitNanos, true)) != null;
-    }
-
-    @Override
-    public boolean tryLock(Duration wait, Duration lease) throws InterruptedException {
-        long waitNanos = Waiting.waitNanos(wait);
-        long leaseMillis = Require.positive(lease, "lease").toMillis();
-        return await(attempt(identity.threadOwner(), leaseMillis, false, waitNanos, true)) != null;
-    }
 
     /**
      * Gives back one hold count of each lock, in reverse canonical order. A lock that cannot be released (it was lost,
@@ -182,50 +123,21 @@ public final class RedisMultiLock implements DistributedLock {
     }
 
     @Override
-    public Condition newCondition() {
-        throw new UnsupportedOperationException("a distributed lock cannot back a java.util.concurrent Condition");
+    protected MultiAttempt attempt(String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
+                                   boolean reentrant) {
+        engine.checkOpen();
+        return new MultiAttempt(engine, mutex, calls, members, owner, identity.holderOfCallingThread(), leaseMillis,
+                watchdogLease, waitNanos, reentrant).start();
     }
-
-    private void lockUninterruptibly(long leaseMillis, boolean watchdogLease) {
-        List<Hold> holds = waiting.awaitUninterruptibly(attempt(identity.threadOwner(), leaseMillis, watchdogLease,
-                Long.MAX_VALUE, true));
-        if (holds == null) {
-            throw new IllegalStateException("an unbounded wait for multi-lock '" + name() + "' ended without it");
-        }
-    }
-
-    // ---- handle-owned ----
 
     @Override
-    public Lease acquire(Duration wait) throws InterruptedException {
-        long waitNanos = Waiting.waitNanos(wait);
-        List<Hold> holds = await(attempt(identity.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false));
-        if (holds == null) {
-            throw timeout(wait);
-        }
+    protected Lease lease(List<Hold> holds) {
         return new MultiLease(engine, name(), holds);
     }
 
     @Override
-    public Optional<Lease> tryAcquire(Duration wait, Duration lease) throws InterruptedException {
-        long waitNanos = Waiting.waitNanos(wait);
-        long leaseMillis = Require.positive(lease, "lease").toMillis();
-        List<Hold> holds = await(attempt(identity.newLeaseOwner(), leaseMillis, false, waitNanos, false));
-        return holds == null ? Optional.empty() : Optional.of(new MultiLease(engine, name(), holds));
-    }
-
-    @Override
-    public CompletableFuture<Lease> acquireAsync(Duration wait) {
-        long waitNanos = Waiting.waitNanos(wait);
-        return waiting.future(attempt(identity.newLeaseOwner(), watchdogLeaseMillis, true, waitNanos, false),
-                holds -> new MultiLease(engine, name(), holds), Lease::close, () -> timeout(wait));
-    }
-
-    private MultiAttempt attempt(String owner, long leaseMillis, boolean watchdogLease, long waitNanos,
-                                 boolean threadOwned) {
-        engine.checkOpen();
-        return new MultiAttempt(engine, mutex, calls, members, owner, identity.holderOfCallingThread(), leaseMillis,
-                watchdogLease, waitNanos, threadOwned).start();
+    protected String describe() {
+        return "multi-lock '" + name() + "'";
     }
 
     // ---- anyone ----
@@ -333,18 +245,5 @@ public final class RedisMultiLock implements DistributedLock {
         List<T> values = new ArrayList<>(answers.size());
         answers.forEach(a -> values.add(a.join()));
         return values;
-    }
-
-    /**
-     * Waits for an attempt; on interrupt abandons it and waits (bounded) until whatever it took was given back, so the
-     * caller leaves nothing behind. If it got every lock just before the interrupt won, the caller keeps them and the
-     * interrupt, like {@link java.util.concurrent.locks.ReentrantLock}.
-     */
-    private List<Hold> await(MultiAttempt attempt) throws InterruptedException {
-        return waiting.await(attempt, Waiting.OnInterruptedGrant.KEEP, null);
-    }
-
-    private LockTimeoutException timeout(Duration wait) {
-        return new LockTimeoutException("multi-lock '" + name() + "' was not acquired within " + wait);
     }
 }
