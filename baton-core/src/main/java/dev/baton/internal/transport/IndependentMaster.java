@@ -27,18 +27,27 @@ final class IndependentMaster {
     private final String uri;
     private final String endpoint;
     private final ClientResources resources;
-    private volatile RedisGateway gateway;
+    private volatile Transport gateway;
     private volatile boolean closed;
     /** Why the last attempt to connect failed, while not connected; for the start's error message. */
     private volatile String failure;
     /** Told once a master that was down at start is connected (so that subscriptions can follow it there). */
-    private volatile Consumer<RedisGateway> onLateConnect = g -> { };
+    private volatile Consumer<Transport> onLateConnect = g -> { };
 
     private IndependentMaster(BatonConfig config, String uri, ClientResources resources) {
         this.config = config;
         this.uri = uri;
         this.endpoint = RedisAddress.parse(uri).endpoint();
         this.resources = resources;
+    }
+
+    /** A master already connected through {@code connected} (never reconnected here): for unit tests on fakes. */
+    IndependentMaster(String endpoint, Transport connected) {
+        this.config = null;
+        this.uri = null;
+        this.endpoint = endpoint;
+        this.resources = null;
+        this.gateway = connected;
     }
 
     /**
@@ -99,8 +108,8 @@ final class IndependentMaster {
     }
 
     /** Calls this master, or fails at once if it was never reached. */
-    <T> CompletableFuture<T> call(Function<RedisGateway, CompletableFuture<T>> call) {
-        RedisGateway g = gateway;
+    <T> CompletableFuture<T> call(Function<Transport, CompletableFuture<T>> call) {
+        Transport g = gateway;
         if (g == null) {
             return CompletableFuture.failedFuture(new BatonUnavailableException("Redis at " + endpoint
                     + " has not been reachable since this Baton started", null));
@@ -113,18 +122,18 @@ final class IndependentMaster {
     }
 
     /** The gateway, or null if this master was never reached. */
-    RedisGateway gateway() {
+    Transport gateway() {
         return gateway;
     }
 
     /** Where a master connected late is announced. */
-    void onLateConnect(Consumer<RedisGateway> listener) {
+    void onLateConnect(Consumer<Transport> listener) {
         this.onLateConnect = listener;
     }
 
     synchronized void close() {
         closed = true;
-        RedisGateway g = gateway;
+        Transport g = gateway;
         if (g != null) {
             g.close();
         }

@@ -31,13 +31,13 @@ final class QuorumSubscriptions implements Subscriptions {
         this.quorum = quorum;
         this.perMaster = new Subscriptions[masters.size()];
         for (int i = 0; i < perMaster.length; i++) {
-            RedisGateway g = masters.get(i).gateway();
+            Transport g = masters.get(i).gateway();
             perMaster[i] = g == null ? null : g.subscriptions(listener);
         }
     }
 
     /** A master connected after the start: subscribe what the others have, then let waiters look again. */
-    void connected(int index, RedisGateway gateway) {
+    void connected(int index, Transport gateway) {
         Subscriptions s = gateway.subscriptions(listener);
         synchronized (this) {
             perMaster[index] = s;

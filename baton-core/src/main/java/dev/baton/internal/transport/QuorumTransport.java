@@ -86,6 +86,18 @@ public final class QuorumTransport implements Transport {
         return transport;
     }
 
+    /**
+     * N masters already connected, each through a transport of its own, in this order: for unit tests of the Redlock
+     * on fake transports. Closing it closes them.
+     */
+    static QuorumTransport over(List<? extends Transport> masters, Duration commandTimeout) {
+        List<IndependentMaster> connected = new ArrayList<>(masters.size());
+        for (Transport t : masters) {
+            connected.add(new IndependentMaster(t.endpoint(), t));
+        }
+        return new QuorumTransport(connected, null, commandTimeout);
+    }
+
     /** How many masters there are. */
     public int size() {
         return masters.size();
@@ -185,7 +197,7 @@ public final class QuorumTransport implements Transport {
         AtomicInteger ok = new AtomicInteger();
         AtomicInteger failed = new AtomicInteger();
         for (IndependentMaster m : masters) {
-            m.call(RedisGateway::ping).whenComplete((pong, e) -> {
+            m.call(Transport::ping).whenComplete((pong, e) -> {
                 if (e == null) {
                     if (ok.incrementAndGet() == quorum) {
                         done.complete(pong);
@@ -227,9 +239,9 @@ public final class QuorumTransport implements Transport {
     }
 
     /** A connected master's gateway, for the waiting and translation that do not depend on which one. */
-    private RedisGateway anyGateway() {
+    private Transport anyGateway() {
         for (IndependentMaster m : masters) {
-            RedisGateway g = m.gateway();
+            Transport g = m.gateway();
             if (g != null) {
                 return g;
             }

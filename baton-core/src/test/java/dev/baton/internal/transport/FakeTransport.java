@@ -22,20 +22,31 @@ import java.util.function.Function;
  *
  * <p>Subscriptions are confirmed at once unless {@link #holdSubscriptions} was called; {@link #publish} delivers a
  * message on a subscribed channel. {@link #outage} makes every later command fail as an unreachable Redis would.
+ * A script sent with replica acknowledgement ({@link #runAcknowledged}) is a call like any other, whose
+ * {@link Call#acknowledgement} names what was asked of {@code WAIT}; {@code WAIT}'s answer is what
+ * {@link #acknowledge} or {@link #waitFails} said last. {@code EXISTS} finds the keys named by {@link #present};
+ * {@link #sharded} makes the transport one of sharded pub/sub.
  */
 public final class FakeTransport implements Transport {
+
+    /** What an acknowledged call asked of {@code WAIT}. */
+    public record Acknowledgement(int replicas, Duration timeout) {
+    }
 
     /** One script call the engine made. */
     public static final class Call {
         public final Script script;
         public final List<String> keys;
         public final List<String> args;
+        /** For a call sent with replica acknowledgement, what it asked of {@code WAIT}; null for a plain run. */
+        public final Acknowledgement acknowledgement;
         private final CompletableFuture<Object> reply = new CompletableFuture<>();
 
-        Call(Script script, String[] keys, String[] args) {
+        Call(Script script, String[] keys, String[] args, Acknowledgement acknowledgement) {
             this.script = script;
             this.keys = List.of(keys);
             this.args = List.of(args);
+            this.acknowledgement = acknowledgement;
         }
 
         /** Answers with Redis's raw reply; the engine's callbacks run now, on this thread. */
@@ -71,6 +82,10 @@ public final class FakeTransport implements Transport {
     private boolean holdSubscriptions;
     private RuntimeException outage;
     private boolean closed;
+    private final Set<String> present = new LinkedHashSet<>();
+    private boolean sharded;
+    private long acknowledged;
+    private RuntimeException waitFailure;
 
     public FakeTransport(Duration commandTimeout) {
         this.commandTimeout = commandTimeout;
@@ -114,6 +129,41 @@ public final class FakeTransport implements Transport {
                     + unanswered());
         }
         return open.get(0);
+    }
+
+    /** {@code EXISTS} finds these keys from now on (and no other). */
+    public synchronized void present(String... keys) {
+        present.addAll(List.of(keys));
+    }
+
+    /** Announces releases on sharded channels ({@link #shardedPubSub}): read by drivers when they are made. */
+    public synchronized FakeTransport sharded() {
+        sharded = true;
+        return this;
+    }
+
+    /** {@code WAIT} counts this many replicas for every acknowledged call answered from now on. */
+    public synchronized void acknowledge(long replicas) {
+        acknowledged = replicas;
+        waitFailure = null;
+    }
+
+    /** {@code WAIT} fails with this for every acknowledged call answered from now on. */
+    public synchronized void waitFails(RuntimeException failure) {
+        waitFailure = failure;
+    }
+
+    /**
+     * The one unanswered call of {@code script}, after checking that it sent these {@code KEYS} and {@code ARGV}, in
+     * this order; fails the test otherwise.
+     */
+    public Call next(Script script, List<String> keys, String... args) {
+        Call call = next(script);
+        if (!call.keys.equals(keys) || !call.args.equals(List.of(args))) {
+            throw new AssertionError("expected " + script.file() + " " + keys + " " + List.of(args) + ", but it sent "
+                    + call);
+        }
+        return call;
     }
 
     /** Subscriptions from now on wait for {@link #confirmSubscription}. */
@@ -162,9 +212,13 @@ public final class FakeTransport implements Transport {
     // ---- the transport ----
 
     @Override
-    @SuppressWarnings("unchecked")
     public <T> CompletableFuture<T> run(Script script, String[] keys, String... args) {
-        Call call = new Call(script, keys, args);
+        return record(new Call(script, keys, args, null));
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> CompletableFuture<T> record(Call call) {
+        Script script = call.script;
         Function<Call, Object> rule;
         synchronized (this) {
             if (outage != null) {
@@ -188,7 +242,8 @@ public final class FakeTransport implements Transport {
 
     @Override
     public synchronized CompletableFuture<Boolean> exists(String key) {
-        return outage != null ? CompletableFuture.failedFuture(outage) : CompletableFuture.completedFuture(false);
+        return outage != null ? CompletableFuture.failedFuture(outage)
+                : CompletableFuture.completedFuture(present.contains(key));
     }
 
     @Override
@@ -273,17 +328,25 @@ public final class FakeTransport implements Transport {
         return false;
     }
 
-    /** Replica-acknowledged writes are tested on real replicas only (ReplicaAcknowledgedIT). */
+    /**
+     * The script as a call of its own, answered by the test; {@code WAIT}'s part of the reply is what
+     * {@link #acknowledge} or {@link #waitFails} said last when the call is answered. Real replicas are in
+     * ReplicaAcknowledgedIT.
+     */
     @Override
     public <T> CompletableFuture<AcknowledgedWrites.Reply<T>> runAcknowledged(Script script, String[] keys,
             String[] args,
                                                                             int replicas, Duration timeout) {
-        throw new UnsupportedOperationException("the fake transport has no replicas");
+        return this.<T>record(new Call(script, keys, args, new Acknowledgement(replicas, timeout))).thenApply(raw -> {
+            synchronized (this) {
+                return new AcknowledgedWrites.Reply<>(raw, acknowledged, waitFailure);
+            }
+        });
     }
 
     @Override
-    public boolean shardedPubSub() {
-        return false;
+    public synchronized boolean shardedPubSub() {
+        return sharded;
     }
 
     @Override
