@@ -1,17 +1,16 @@
 package dev.baton.internal.engine;
 
 
+import dev.baton.BatonConfig;
+import dev.baton.BatonListener;
+import dev.baton.BatonUnavailableException;
+import dev.baton.HeldLock;
+import dev.baton.LockType;
 import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Require;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.Transport;
-
-import dev.baton.BatonConfig;
-import dev.baton.BatonUnavailableException;
-import dev.baton.HeldLock;
-import dev.baton.LockType;
-import dev.baton.BatonListener;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -29,15 +28,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The lock machinery of one Baton, shared by every kind of lock and by thread-owned locks and leases alike: it runs
- * attempts, turns grants into {@link Hold}s, hands watchdog holds to the {@link Watchdog}, times fixed leases out and
- * tells holders about lost leases. What differs between kinds of lock (the scripts, whether holds are exclusive) is
- * in their {@link LockDriver}; facades ({@link DriverLock}, {@link HoldLease}) only check arguments and
- * translate outcomes.
+ * The hold lifecycle of one Baton, shared by every kind of lock and by re-entrant owners and leases alike: it runs
+ * attempts, turns grants into {@link Hold}s, hands watchdog holds to the {@link Watchdog}, times fixed leases out,
+ * releases and hands over, abandons attempts whose reply was lost, and tells holders about lost leases. What differs
+ * between kinds of lock (the scripts, whether holds are exclusive) is in their {@link LockDriver}; facades
+ * ({@link DriverLock}, {@link HoldLease}) only check arguments and translate outcomes; which primitives exist and on
+ * which topology is decided above, in {@code Primitives}.
  *
- * <p>Owners are opaque strings: {@code <instance>:t<thread id>} for thread-owned holds, {@code <instance>:L<n>} for
- * leases. The runtime's single-threaded scheduler serves timers, re-checks and renewals; its tasks never block. The
- * engine depends on the {@link BatonRuntime}, never on other primitives, and the runtime tells it when it closes.
+ * <p>Owners are opaque strings chosen by the facades ({@code <instance>:t<thread id>} for a thread, re-entrant;
+ * {@code <instance>:L<n>} for a lease). The engine sees owners, not threads: a re-entrant hold may name a thread
+ * whose end releases it ({@link #ownerThreadEnded}). The runtime's single-threaded scheduler serves timers, re-checks
+ * and renewals; its tasks never block. The engine depends on the {@link BatonRuntime} and the drivers it is given,
+ * never on a family, and the runtime tells it when it closes.
  */
 public final class LockEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);

@@ -2,7 +2,6 @@ package dev.baton.internal.engine;
 
 import dev.baton.internal.transport.Subscriptions;
 import dev.baton.internal.transport.Transport;
-
 import java.util.Deque;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;

@@ -1,19 +1,17 @@
 package dev.baton.internal.lock;
 
+import dev.baton.BatonConfig;
+import dev.baton.LockInfo;
+import dev.baton.LockType;
 import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.InspectCall;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.InspectCall;
 import dev.baton.internal.engine.LockView;
-
-import dev.baton.LockType;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
-
-import dev.baton.BatonConfig;
-import dev.baton.LockInfo;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;

@@ -1,21 +1,19 @@
 package dev.baton.internal.lock;
 
+import dev.baton.LockInfo;
+import dev.baton.LockType;
+import dev.baton.ReplicaAcknowledgement;
 import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.Replies;
 import dev.baton.internal.engine.LockView;
-
-import dev.baton.LockType;
+import dev.baton.internal.engine.Replies;
 import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Ticker;
-import dev.baton.internal.transport.Transport;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.ScriptCall;
-
-import dev.baton.LockInfo;
-import dev.baton.ReplicaAcknowledgement;
+import dev.baton.internal.transport.Transport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

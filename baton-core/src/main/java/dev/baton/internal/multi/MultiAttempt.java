@@ -7,7 +7,6 @@ import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.Pending;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -63,7 +62,7 @@ final class MultiAttempt implements Pending<List<Hold>> {
     private final String holder;
     private final long leaseMillis;
     private final boolean watchdog;
-    private final boolean threadOwned;
+    private final boolean reentrant;
     /** The thread that owns the holds of a thread-owned attempt (the caller's), null for a lease. */
     private final Thread ownerThread;
     private final boolean waits;
@@ -81,7 +80,7 @@ final class MultiAttempt implements Pending<List<Hold>> {
      * @param holder    the caller's description ({@link LockEngine#holderOfCallingThread()}, taken on its thread)
      */
     MultiAttempt(LockEngine engine, LockDriver mutex, MultiLockCalls calls, MultiLockMembers members, String owner,
-                 String holder, long leaseMillis, boolean watchdog, long waitNanos, boolean threadOwned) {
+                 String holder, long leaseMillis, boolean watchdog, long waitNanos, boolean reentrant) {
         this.engine = engine;
         this.mutex = mutex;
         this.calls = calls;
@@ -90,8 +89,8 @@ final class MultiAttempt implements Pending<List<Hold>> {
         this.holder = holder;
         this.leaseMillis = leaseMillis;
         this.watchdog = watchdog;
-        this.threadOwned = threadOwned;
-        this.ownerThread = threadOwned ? Thread.currentThread() : null;
+        this.reentrant = reentrant;
+        this.ownerThread = reentrant ? Thread.currentThread() : null;
         this.waits = waitNanos > 0;
         this.hasDeadline = waits && waitNanos != Long.MAX_VALUE;
         this.startedNanos = engine.nanos();
@@ -149,7 +148,7 @@ final class MultiAttempt implements Pending<List<Hold>> {
     private void takeRun(int from, int to) {
         List<LockKeys> run = members.locks().subList(from, to);
         long[] heldTokens = new long[run.size()];
-        if (threadOwned) {
+        if (reentrant) {
             for (int k = 0; k < heldTokens.length; k++) {
                 Hold h = engine.reentrantHold(mutex, run.get(k), owner);
                 heldTokens[k] = h != null && h.isHeld() ? h.token : 0;
@@ -193,7 +192,7 @@ final class MultiAttempt implements Pending<List<Hold>> {
 
     /** What this attempt asks of one lock of a run, as the plain lock's request. */
     private AcquireRequest request(LockKeys lock, long heldToken) {
-        return new AcquireRequest(mutex, lock, owner, holder, 1, leaseMillis, heldToken, watchdog, threadOwned,
+        return new AcquireRequest(mutex, lock, owner, holder, 1, leaseMillis, heldToken, watchdog, reentrant,
                 startedNanos, ownerThread);
     }
 
@@ -214,7 +213,7 @@ final class MultiAttempt implements Pending<List<Hold>> {
         AcquireAttempt attempt;
         try {
             attempt = engine.attempt(mutex, members.get(index), owner, holder, ownerThread, 1, leaseMillis, watchdog,
-                    waitNanos, threadOwned);
+                    waitNanos, reentrant);
         } catch (RuntimeException e) {
             end(Outcome.FAILED, e);
             return;

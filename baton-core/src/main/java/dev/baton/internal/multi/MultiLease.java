@@ -1,9 +1,8 @@
 package dev.baton.internal.multi;
 
+import dev.baton.Lease;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockEngine;
-
-import dev.baton.Lease;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,10 +1,8 @@
 package dev.baton.internal.multi;
 
 import dev.baton.internal.engine.LockKeys;
-
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,9 +1,7 @@
 package dev.baton.internal.multi;
 
 import dev.baton.internal.engine.LockKeys;
-
 import dev.baton.internal.runtime.Require;
-
 import io.lettuce.core.cluster.SlotHash;
 import java.util.ArrayList;
 import java.util.Comparator;

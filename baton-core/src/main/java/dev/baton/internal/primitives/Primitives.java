@@ -25,8 +25,6 @@ import dev.baton.internal.redlock.RedlockDriver;
 import dev.baton.internal.runtime.BatonRuntime;
 import dev.baton.internal.runtime.Require;
 import dev.baton.internal.runtime.Ticker;
-import dev.baton.internal.transport.QuorumTransport;
-import dev.baton.internal.transport.Transport;
 import dev.baton.internal.rw.ReadLockCalls;
 import dev.baton.internal.rw.ReadWriteCalls;
 import dev.baton.internal.rw.RedisReadWriteLock;
@@ -34,6 +32,8 @@ import dev.baton.internal.rw.WriteLockCalls;
 import dev.baton.internal.semaphore.RedisSemaphore;
 import dev.baton.internal.semaphore.SemaphoreCalls;
 import dev.baton.internal.semaphore.SemaphoreTotals;
+import dev.baton.internal.transport.QuorumTransport;
+import dev.baton.internal.transport.Transport;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,11 +1,10 @@
 package dev.baton.internal.ratelimit;
 
-import dev.baton.internal.transport.HashTag;
-import dev.baton.internal.transport.Transport;
-import dev.baton.internal.transport.Script;
-
 import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
+import dev.baton.internal.transport.HashTag;
+import dev.baton.internal.transport.Script;
+import dev.baton.internal.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,14 +1,13 @@
 package dev.baton.internal.ratelimit;
 
-import dev.baton.internal.runtime.BatonRuntime;
-import dev.baton.internal.runtime.Require;
-
 import dev.baton.BatonListener;
 import dev.baton.BatonUnavailableException;
 import dev.baton.RateLimit;
 import dev.baton.RateLimitDecision;
 import dev.baton.RateLimitExceededException;
 import dev.baton.RateLimiter;
+import dev.baton.internal.runtime.BatonRuntime;
+import dev.baton.internal.runtime.Require;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,16 +1,15 @@
 package dev.baton.internal.redlock;
 
+import dev.baton.BatonConfig;
+import dev.baton.BatonUnavailableException;
+import dev.baton.LockInfo;
+import dev.baton.LockType;
 import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.LockView;
 import dev.baton.internal.lock.LockCalls;
-
-import dev.baton.BatonConfig;
-import dev.baton.BatonUnavailableException;
-import dev.baton.LockInfo;
-import dev.baton.LockType;
 import dev.baton.internal.runtime.Ticker;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Script;

@@ -19,12 +19,18 @@ final class TokenProposals {
     private static final long UNKNOWN = Long.MIN_VALUE;
 
     private final Ticker ticker;
+    /**
+     * The ticker's reading when this was made: microseconds are counted from it, so that a reading that wraps (the
+     * monotonic clock may start anywhere) still gives the right differences.
+     */
+    private final long originNanos;
     /** What to add to the ticker's microseconds to be at or above every master's clock and counter seen. */
     private final AtomicLong offset = new AtomicLong(UNKNOWN);
     private final AtomicLong last = new AtomicLong();
 
     TokenProposals(Ticker ticker) {
         this.ticker = ticker;
+        this.originNanos = ticker.nanos();
     }
 
     /** The next proposal: above every earlier one of this Baton; 0 until a master was heard. */
@@ -47,7 +53,8 @@ final class TokenProposals {
         offset.accumulateAndGet(counter + 1 - micros(), Math::max);
     }
 
+    /** Microseconds of the local monotonic clock since {@link #originNanos}: a difference first, then divided. */
     private long micros() {
-        return ticker.nanos() / 1_000;
+        return (ticker.nanos() - originNanos) / 1_000;
     }
 }

@@ -1,10 +1,9 @@
 package dev.baton.internal.runtime;
 
+import dev.baton.BatonConfig;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.RedisGateway;
 import dev.baton.internal.transport.Transport;
-
-import dev.baton.BatonConfig;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

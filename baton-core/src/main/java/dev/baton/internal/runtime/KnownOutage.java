@@ -1,8 +1,7 @@
 package dev.baton.internal.runtime;
 
-import dev.baton.internal.transport.Transport;
-
 import dev.baton.BatonUnavailableException;
+import dev.baton.internal.transport.Transport;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;

@@ -1,17 +1,15 @@
 package dev.baton.internal.rw;
 
+import dev.baton.LockInfo;
 import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.InspectCall;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.Replies;
 import dev.baton.internal.engine.LockView;
-import dev.baton.internal.engine.InspectCall;
-
+import dev.baton.internal.engine.Replies;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
-
-import dev.baton.LockInfo;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -1,14 +1,11 @@
 package dev.baton.internal.rw;
 
+import dev.baton.LockType;
 import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.Replies;
-
 import dev.baton.internal.transport.Script;
-
-import dev.baton.LockType;
 import dev.baton.internal.transport.Transport;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

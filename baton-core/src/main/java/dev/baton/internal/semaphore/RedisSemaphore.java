@@ -1,18 +1,16 @@
 package dev.baton.internal.semaphore;
 
-import dev.baton.internal.engine.AcquireAttempt;
-import dev.baton.internal.engine.Hold;
-import dev.baton.internal.engine.HoldLease;
-import dev.baton.internal.engine.Waiting;
-import dev.baton.internal.engine.LockEngine;
-import dev.baton.internal.engine.LockKeys;
-
-import dev.baton.internal.runtime.Require;
-
 import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
 import dev.baton.LockTimeoutException;
 import dev.baton.SemaphoreInfo;
+import dev.baton.internal.engine.AcquireAttempt;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.HoldLease;
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.Waiting;
+import dev.baton.internal.runtime.Require;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -1,22 +1,21 @@
 package dev.baton.internal.semaphore;
 
+import dev.baton.BatonConfig;
+import dev.baton.LockInfo;
+import dev.baton.LockType;
+import dev.baton.SemaphoreInfo;
 import dev.baton.internal.engine.AcquireRequest;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.Replies;
 import dev.baton.internal.engine.LockView;
 import dev.baton.internal.engine.ReleaseNotifications;
+import dev.baton.internal.engine.Replies;
 import dev.baton.internal.engine.Watchdog;
-
-import dev.baton.LockType;
+import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.transport.HashTag;
 import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
-
-import dev.baton.BatonConfig;
-import dev.baton.LockInfo;
-import dev.baton.SemaphoreInfo;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -236,9 +235,10 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
 
     /** One holder from its owner id, its entry {@code "<token> <permits> <instance> <pid> <host> <thread>"}. */
     private static SemaphoreInfo.Holder holder(String owner, String entry, long remainingMillis) {
-        String[] f = entry.split(" ", 6);
-        return new SemaphoreInfo.Holder(f[2], f[4], Long.parseLong(f[3]), f.length > 5 ? f[5] : "",
-                Integer.parseInt(f[1]), Duration.ofMillis(Math.max(0, remainingMillis)), Long.parseLong(f[0]));
+        String[] f = entry.split(" ", 3); // token, permits, then the description Identity wrote
+        Identity.Described d = Identity.describedBy(f[2]);
+        return new SemaphoreInfo.Holder(d.instance(), d.host(), d.pid(), d.thread(), Integer.parseInt(f[1]),
+                Duration.ofMillis(Math.max(0, remainingMillis)), Long.parseLong(f[0]));
     }
 
     private static String[] fiveKeys(LockKeys k) {

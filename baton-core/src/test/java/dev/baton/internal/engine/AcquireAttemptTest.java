@@ -1,7 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.LockCalls;
-
 import static dev.baton.internal.engine.SteppedEngine.LINGER;
 import static dev.baton.internal.engine.SteppedEngine.granted;
 import static dev.baton.internal.engine.SteppedEngine.held;
@@ -15,6 +13,7 @@ import dev.baton.BatonListener;
 import dev.baton.BatonUnavailableException;
 import dev.baton.Lease;
 import dev.baton.internal.engine.AcquireAttempt.State;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
 import java.util.List;

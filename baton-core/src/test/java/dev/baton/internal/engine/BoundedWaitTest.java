@@ -1,7 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.LockCalls;
-
 import static dev.baton.internal.engine.SteppedEngine.granted;
 import static dev.baton.internal.engine.SteppedEngine.held;
 import static dev.baton.internal.engine.SteppedEngine.keys;
@@ -9,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Lease;
 import dev.baton.internal.engine.AcquireAttempt.State;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
 import java.util.List;

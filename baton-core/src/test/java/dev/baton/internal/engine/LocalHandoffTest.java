@@ -1,7 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.LockCalls;
-
 import static dev.baton.internal.engine.SteppedEngine.granted;
 import static dev.baton.internal.engine.SteppedEngine.keys;
 import static dev.baton.internal.engine.SteppedEngine.unreachable;
@@ -10,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.BatonUnavailableException;
 import dev.baton.Lease;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

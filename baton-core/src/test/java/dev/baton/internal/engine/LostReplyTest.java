@@ -1,13 +1,12 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.LockCalls;
-
 import static dev.baton.internal.engine.SteppedEngine.held;
 import static dev.baton.internal.engine.SteppedEngine.keys;
 import static dev.baton.internal.engine.SteppedEngine.unreachable;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.internal.engine.AcquireAttempt.State;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,5 @@
 package dev.baton.internal.engine;
 
-import dev.baton.internal.lock.LockCalls;
-
 import static dev.baton.internal.engine.SteppedEngine.granted;
 import static dev.baton.internal.engine.SteppedEngine.keys;
 import static dev.baton.internal.engine.SteppedEngine.unreachable;
@@ -11,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Level;
 import dev.baton.BatonListener;
 import dev.baton.Lease;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import dev.baton.support.LogCapture;
 import java.time.Duration;

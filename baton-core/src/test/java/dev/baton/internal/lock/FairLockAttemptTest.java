@@ -1,13 +1,12 @@
 package dev.baton.internal.lock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.internal.engine.AcquireAttempt.State;
 import dev.baton.internal.engine.AcquireAttempt;
 import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.SteppedEngine;
-
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.baton.internal.engine.AcquireAttempt.State;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
 import java.util.List;

@@ -1,10 +1,9 @@
 package dev.baton.internal.lock;
 
-import dev.baton.internal.engine.LockKeys;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.internal.engine.LockKeys;
 import dev.baton.test.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;

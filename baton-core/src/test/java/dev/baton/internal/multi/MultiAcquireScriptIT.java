@@ -1,10 +1,9 @@
 package dev.baton.internal.multi;
 
-import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.lock.LockCalls;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.test.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;

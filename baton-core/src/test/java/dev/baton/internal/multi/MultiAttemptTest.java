@@ -1,12 +1,5 @@
 package dev.baton.internal.multi;
 
-import dev.baton.internal.engine.AcquireAttempt;
-import dev.baton.internal.engine.Hold;
-import dev.baton.internal.engine.LockEngine;
-import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.engine.SteppedEngine;
-import dev.baton.internal.lock.LockCalls;
-
 import static dev.baton.internal.engine.SteppedEngine.granted;
 import static dev.baton.internal.engine.SteppedEngine.held;
 import static dev.baton.internal.engine.SteppedEngine.unreachable;
@@ -14,6 +7,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.BatonUnavailableException;
+import dev.baton.internal.engine.AcquireAttempt;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.SteppedEngine;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
 import java.util.ArrayList;

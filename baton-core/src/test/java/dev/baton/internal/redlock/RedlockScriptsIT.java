@@ -1,11 +1,10 @@
 package dev.baton.internal.redlock;
 
-import dev.baton.internal.engine.LockKeys;
-import dev.baton.internal.lock.LockCalls;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.lock.LockCalls;
 import dev.baton.test.RedisExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;

@@ -11,7 +11,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -148,15 +147,12 @@ class TokenProposalsTest {
     }
 
     /**
-     * Bug found while writing the Redlock driver's unit tests (not fixed here): {@code TokenProposals} divides the
-     * ticker's reading before taking differences ({@code ticker.nanos() / 1_000}), so when the reading wraps from
-     * {@code Long.MAX_VALUE} to negative, the local microseconds jump back by about 2^64 / 1000 and the next proposal
-     * falls to the last one + 1 instead of the masters' clock carried forward. docs/redlock.md relies on proposals
-     * being on the masters' clock scale for a master that restarted empty ("When a master loses its data"); the next
-     * reply's clock corrects the offset, so one round is affected. Fails until fixed: remove {@code @Disabled} to see it.
+     * A monotonic reading may wrap from {@code Long.MAX_VALUE} to negative: proposals still follow the masters' clock,
+     * because the local microseconds are a difference of readings, divided after subtracting. (Found by the Redlock
+     * driver's unit tests: dividing each reading first made the proposal after the wrap fall back to the last one + 1,
+     * off the masters' clock scale that docs/redlock.md relies on for a master that restarted empty.)
      */
     @Test
-    @Disabled("bug: TokenProposals divides the ticker's reading before taking differences; see the comment")
     void proposalsFollowTheMasterClockAcrossTheWrapOfTheLocalReading() {
         nanos.set(Long.MAX_VALUE - 1_000_000_000L); // 1 s before the reading wraps
         proposals.clock(T);

@@ -1,13 +1,12 @@
 package dev.baton.internal.semaphore;
 
-import dev.baton.internal.engine.LockEngine;
-import dev.baton.internal.engine.TestEngine;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
+import dev.baton.internal.engine.LockEngine;
+import dev.baton.internal.engine.TestEngine;
 import dev.baton.support.Measure;
 import dev.baton.support.TestBatons;
 import dev.baton.test.RedisExtension;
