@@ -35,6 +35,8 @@ class PackageArchitectureTest {
 
     /** Every import of a class in an internal package: "package: Class -> imported". */
     private static final List<Edge> edges = new ArrayList<>();
+    /** Every class of baton-core (public API included) and the classes of baton-core it imports. */
+    private static final Map<String, Set<String>> classImports = new TreeMap<>();
 
     private record Edge(String from, String fromClass, String imported) {
         String to() {
@@ -68,14 +70,19 @@ class PackageArchitectureTest {
             throw new UncheckedIOException(e);
         }
         Matcher p = PACKAGE.matcher(text);
-        if (!p.find() || !p.group(1).startsWith(INTERNAL)) {
+        if (!p.find()) {
             return;
         }
-        String pkg = p.group(1).substring(INTERNAL.length());
         String cls = file.getFileName().toString().replace(".java", "");
+        Set<String> imported = classImports.computeIfAbsent(p.group(1) + "." + cls, k -> new TreeSet<>());
         Matcher i = IMPORT.matcher(text);
         while (i.find()) {
-            edges.add(new Edge(pkg, cls, i.group(1)));
+            if (i.group(1).startsWith("dev.baton.")) {
+                imported.add(i.group(1));
+            }
+            if (p.group(1).startsWith(INTERNAL)) {
+                edges.add(new Edge(p.group(1).substring(INTERNAL.length()), cls, i.group(1)));
+            }
         }
     }
 
@@ -132,6 +139,15 @@ class PackageArchitectureTest {
             findCycle(graph, start, start, new ArrayList<>(List.of(start)), cycles);
         }
         assertThat(cycles).as("cycles between internal packages").isEmpty();
+    }
+
+    @Test
+    void noClassesOfDifferentPackagesImportEachOtherInACycle() {
+        List<String> cycles = new ArrayList<>();
+        for (String start : classImports.keySet()) {
+            findCycle(classImports, start, start, new ArrayList<>(List.of(start)), cycles);
+        }
+        assertThat(cycles).as("import cycles between classes (the public API included)").isEmpty();
     }
 
     private static void findCycle(Map<String, Set<String>> graph, String start, String at, List<String> path,
