@@ -30,7 +30,7 @@ public abstract class AcquiringLock<T> implements DistributedLock {
     protected AcquiringLock(LockEngine engine) {
         this.engine = engine;
         this.identity = engine.identity();
-        this.waiting = new Waiting(engine);
+        this.waiting = engine.waiting();
         this.watchdogLeaseMillis = engine.watchdogLeaseMillis();
     }
 

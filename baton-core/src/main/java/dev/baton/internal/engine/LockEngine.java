@@ -81,6 +81,8 @@ public final class LockEngine implements AutoCloseable {
      */
     private final Object abandonOrder = new Object();
     private final long recheckNanos;
+    /** How every facade of this engine waits for its attempts: stateless apart from the engine, so shared. */
+    private final Waiting waiting = new Waiting(this);
     private final int localHandoffLimit;
 
     private LockEngine(BatonRuntime runtime, boolean owned) {
@@ -129,6 +131,11 @@ public final class LockEngine implements AutoCloseable {
         }
         snapshot.sort(Comparator.comparing(HeldLock::name).thenComparingLong(HeldLock::fencingToken));
         return snapshot;
+    }
+
+    /** The bridge from this engine's attempts to blocking calls and futures, shared by every facade. */
+    public Waiting waiting() {
+        return waiting;
     }
 
     /** Who is asking: owner ids and holder descriptions, for the facades (the engine itself sees only owners). */

@@ -34,7 +34,7 @@ public final class Waiting {
 
     private final LockEngine engine;
 
-    public Waiting(LockEngine engine) {
+    Waiting(LockEngine engine) {
         this.engine = engine;
     }
 

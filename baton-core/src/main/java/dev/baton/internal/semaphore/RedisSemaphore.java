@@ -30,7 +30,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
         this.engine = engine;
         this.driver = driver;
         this.keys = keys;
-        this.waiting = new Waiting(engine);
+        this.waiting = engine.waiting();
     }
 
     @Override
