@@ -3,7 +3,6 @@ package dev.baton.internal.engine;
 
 import dev.baton.BatonConfig;
 import dev.baton.BatonListener;
-import dev.baton.BatonUnavailableException;
 import dev.baton.HeldLock;
 import dev.baton.LockType;
 import dev.baton.internal.runtime.BatonRuntime;
@@ -43,14 +42,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class LockEngine implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockEngine.class);
-    /** The first wait before an unconfirmed abandon is sent again; it doubles up to the maximum. */
-    private static final long ABANDON_RETRY_FIRST_MILLIS = 100;
-    private static final long ABANDON_RETRY_MAX_MILLIS = 1000;
-    /**
-     * At most this many unconfirmed abandons are sent again (each a script a second at most while Redis is down);
-     * beyond, an orphaned grant expires with its lease, and the warning says so.
-     */
-    private static final int MAX_UNCONFIRMED_ABANDONS = 4096;
 
     private final BatonRuntime runtime;
     /** The runtime this engine started for itself ({@link #start(BatonConfig)}), closed with it; else null. */
@@ -69,17 +60,8 @@ public final class LockEngine implements AutoCloseable {
     private final Map<String, Hold> localHolders = new ConcurrentHashMap<>();
     /** Every hold not yet ended, of every driver: what {@link #endEverything} must tell when the Baton closes. */
     private final Set<Hold> live = ConcurrentHashMap.newKeySet();
-    /**
-     * Abandons sent for attempts whose grant may be orphaned (a try got no reply) that Redis has not confirmed yet,
-     * by owner, lock and kind; see {@link #abandon}. Empty but during and right after an outage.
-     */
-    private final Map<Unconfirmed, AcquireRequest> unconfirmedAbandons = new ConcurrentHashMap<>();
-    /**
-     * Held while an unconfirmed abandon is checked and handed to the connection, and while a try drops the abandons of
-     * its owner: the connection sends commands in the order they were handed to it, so no abandon can follow a later
-     * try of its owner onto the wire.
-     */
-    private final Object abandonOrder = new Object();
+    /** Attempts that ended without the lock, withdrawn in Redis (and sent again while a lost reply is unconfirmed). */
+    private final Abandons abandons = new Abandons(this);
     private final long recheckNanos;
     /** How every facade of this engine waits for its attempts: stateless apart from the engine, so shared. */
     private final Waiting waiting = new Waiting(this);
@@ -176,9 +158,7 @@ public final class LockEngine implements AutoCloseable {
     }
 
     CompletableFuture<LockDriver.Acquired> tryAcquire(AcquireRequest r, boolean willWait) {
-        if (!unconfirmedAbandons.isEmpty()) {
-            sendUnconfirmedAbandonsBefore(r);
-        }
+        abandons.beforeTry(r);
         return r.driver().acquire(r, willWait);
     }
 
@@ -486,95 +466,11 @@ public final class LockEngine implements AutoCloseable {
     }
 
     /**
-     * After an attempt ended without the lock: removes a mark it left in Redis (a queue entry, a claim) and, if
-     * {@code mayHoldGrant} (a try of it got no reply), releases the grant such a try may have made
-     * ({@link LockDriver#abandon}). Sent at once, on the command connection that carried the attempt's tries, so
-     * Redis runs it after them, even if Redis was frozen and runs them all later.
-     *
-     * <p>If Redis does not confirm it while a grant may be orphaned, it is sent again, at growing intervals of at most
-     * {@value #ABANDON_RETRY_MAX_MILLIS} ms, until Redis answers (see {@link #sendAbandon}); and a later attempt of the
-     * same owner on the same lock sends it once more right before its own try ({@link #tryAcquire}) and then drops it,
-     * so that a retry can never run after, and release, that later acquisition.
+     * After an attempt ended without the lock: removes a mark it left in Redis and, if {@code mayHoldGrant} (a try of
+     * it got no reply), releases the grant such a try may have made; see {@link Abandons}.
      */
     public void abandon(AcquireRequest request, boolean mayHoldGrant) {
-        Unconfirmed key = null;
-        if (mayHoldGrant && unconfirmedAbandons.size() < MAX_UNCONFIRMED_ABANDONS) {
-            key = new Unconfirmed(request.owner(), request.keys().lock(), request.driver().type());
-            unconfirmedAbandons.put(key, request);
-        }
-        sendAbandon(request, mayHoldGrant, key, ABANDON_RETRY_FIRST_MILLIS);
-    }
-
-    /**
-     * One sending of an attempt's abandon; on a failure while the grant may be orphaned (and this request is still the
-     * one to confirm for its owner and lock), schedules the next after {@code retryMillis}.
-     *
-     * @param key the request's entry in {@link #unconfirmedAbandons}, or null for a last sending that is not retried
-     */
-    private void sendAbandon(AcquireRequest request, boolean mayHoldGrant, Unconfirmed key, long retryMillis) {
-        CompletableFuture<Long> reply;
-        // Checked and sent in one step against the gate (sendUnconfirmedAbandonsBefore): a retry either goes out
-        // before a later try of its owner, or finds itself dropped by that try and sends nothing.
-        synchronized (abandonOrder) {
-            if (key != null && unconfirmedAbandons.get(key) != request) {
-                return; // a later try of the same owner sent it ahead of itself and dropped it
-            }
-            try {
-                reply = request.driver().abandon(request, mayHoldGrant);
-            } catch (RuntimeException e) { // a closed connection may refuse at once
-                reply = CompletableFuture.failedFuture(e);
-            }
-        }
-        reply.whenComplete((orphan, e) -> {
-            String name = request.keys().name();
-            if (e == null) {
-                if (key != null) {
-                    unconfirmedAbandons.remove(key, request);
-                }
-                if (orphan != null && orphan > 0) {
-                    log.warn("lock '{}': an acquisition by {} whose reply was lost (its caller was told it failed) "
-                            + "was granted after all, with fencing token {}; releasing it", name, request.owner(),
-                            orphan);
-                    releaseOrphan(request.driver(), request.keys(), request.owner(), orphan);
-                }
-                return;
-            }
-            RuntimeException failure = translate(e);
-            boolean retry = key != null && failure instanceof BatonUnavailableException && !isClosed()
-                    && unconfirmedAbandons.get(key) == request;
-            if (!retry) {
-                if (key != null) {
-                    unconfirmedAbandons.remove(key, request);
-                }
-                log.warn("could not withdraw the wait of {} for lock '{}'; what it left expires with its lease: {}",
-                        request.owner(), name, failure.getMessage());
-                return;
-            }
-            if (retryMillis == ABANDON_RETRY_FIRST_MILLIS) {
-                log.warn("lock '{}': an acquisition by {} got no reply and may have been granted after its caller was "
-                        + "told it failed; asking Redis to release it again until it answers: {}", name,
-                        request.owner(), failure.getMessage());
-            }
-            schedule(() -> sendAbandon(request, true, key, Math.min(2 * retryMillis, ABANDON_RETRY_MAX_MILLIS)),
-                    TimeUnit.MILLISECONDS.toNanos(retryMillis));
-        });
-    }
-
-    /**
-     * Before a try of {@code r}: sends once more, and then forgets, every unconfirmed abandon of the same owner on the
-     * same lock, so that Redis runs it before the try (one connection keeps its commands in order) and no retry of
-     * it can come after the try and release what the try acquired.
-     */
-    private void sendUnconfirmedAbandonsBefore(AcquireRequest r) {
-        synchronized (abandonOrder) {
-            for (Map.Entry<Unconfirmed, AcquireRequest> e : unconfirmedAbandons.entrySet()) {
-                Unconfirmed k = e.getKey();
-                if (k.owner().equals(r.owner()) && k.lock().equals(r.keys().lock())
-                        && unconfirmedAbandons.remove(k, e.getValue())) {
-                    sendAbandon(e.getValue(), true, null, 0);
-                }
-            }
-        }
+        abandons.abandon(request, mayHoldGrant);
     }
 
     void forgetReentrantHold(Hold hold) {
@@ -749,10 +645,6 @@ public final class LockEngine implements AutoCloseable {
      * unlock(), and both strings are long-lived, with their hashes cached.
      */
     private record HoldKey(String owner, String lock, LockType type) {
-    }
-
-    /** An attempt's owner, lock and kind of lock, for {@link #unconfirmedAbandons}. */
-    private record Unconfirmed(String owner, String lock, LockType type) {
     }
 
     private static HoldKey holdKey(LockDriver driver, LockKeys keys, String owner) {
