@@ -211,7 +211,7 @@ class LockBasicsIT {
         try (Baton patient = Baton.connect(slowRecheck)) {
             Lease held = other.lock("notify").acquire(Duration.ZERO);
             CompletableFuture<Lease> waiting = patient.lock("notify").acquireAsync(Duration.ofSeconds(30));
-            await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{notify}:released") == 1);
+            await().atMost(Duration.ofSeconds(30)).until(() -> deployment.subscribers("baton:lock:{notify}:released") == 1);
             long released = System.nanoTime();
             held.release();
             Lease got = waiting.get(5, TimeUnit.SECONDS);
@@ -256,7 +256,7 @@ class LockBasicsIT {
     void cancellingAnAsyncAcquireLeavesNothingBehind() throws Exception {
         Lease held = other.lock("cancel").acquire(Duration.ZERO);
         CompletableFuture<Lease> waiting = baton.lock("cancel").acquireAsync(Duration.ofSeconds(30));
-        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{cancel}:released") == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> deployment.subscribers("baton:lock:{cancel}:released") == 1);
         waiting.cancel(false);
         await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{cancel}:released") == 0);
         held.release();
@@ -309,7 +309,7 @@ class LockBasicsIT {
                 }
             });
         });
-        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{interrupt}:released") == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> deployment.subscribers("baton:lock:{interrupt}:released") == 1);
         waiter.get().interrupt();
         assertThat(outcome.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
         await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{interrupt}:released") == 0);
@@ -429,7 +429,7 @@ class LockBasicsIT {
             }
         }, "patient-worker");
         waiter.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> deployment.subscribers("baton:lock:{woken}:released") == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> deployment.subscribers("baton:lock:{woken}:released") == 1);
         held.release();
         await().atMost(Duration.ofSeconds(5)).until(() -> baton.inspect("woken").isLocked());
         assertThat(baton.inspect("woken").holder().orElseThrow().thread()).isEqualTo("patient-worker");

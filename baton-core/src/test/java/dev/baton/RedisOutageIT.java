@@ -55,7 +55,7 @@ class RedisOutageIT {
         threadLock.lock();
         Future<Boolean> waiter = threads.submit(() -> baton.lock("job").tryLock(Duration.ofSeconds(60)));
         CompletableFuture<Lease> asyncWaiter = baton.lock("job").acquireAsync(Duration.ofSeconds(60));
-        await().atMost(Duration.ofSeconds(5)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{job}:released") == 1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> Measure.subscribers(redis.server(), "baton:lock:{job}:released") == 1);
 
         server.kill();
         long killed = System.nanoTime();
