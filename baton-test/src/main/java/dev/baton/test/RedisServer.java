@@ -2,8 +2,6 @@ package dev.baton.test;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
@@ -32,6 +30,10 @@ import java.util.stream.Stream;
  *   <li>{@code start(...)} returns only once the process answers {@code PING} and reports its own pid (so a port
  *       race with another server cannot go unnoticed); startup is retried on a new port (up to 5 times) if the
  *       chosen port was taken in the meantime.</li>
+ *   <li>The port stays the server's until it is closed, also while it is stopped or killed: no other server of the
+ *       kit gets it, in this JVM or in another one on the machine (test JVMs run side by side), and on Linux it lies
+ *       outside the range the system hands out by itself ({@code ip_local_port_range}), so that neither an outgoing
+ *       connection nor a listener on port 0 takes it before the server restarts.</li>
  *   <li>{@link #stop()}, {@link #kill()}, {@link #pause()} and {@link #resume()} return only once the process is
  *       actually gone or stopped/continued; {@link #restart()} returns only once the server answers again on the
  *       <em>same</em> port.</li>
@@ -82,8 +84,6 @@ public final class RedisServer implements AutoCloseable {
             Set.of("--port", "--tls-port", "--bind", "--dir", "--daemonize", "--logfile");
     /** Name of the file written by {@link #startWithConfigFile}, inside the server's directory. */
     private static final String CONFIG_FILE_NAME = "redis.conf";
-    /** redis-server listens for cluster bus traffic on its port plus this offset (6.2 cannot configure it). */
-    private static final int CLUSTER_BUS_OFFSET = 10_000;
 
     private final RedisBinary binary;
     private final List<String> extraArgs;
@@ -897,58 +897,6 @@ public final class RedisServer implements AutoCloseable {
 
         PortInUseException(int port, String logTail) {
             super("port " + port + " is already in use:\n" + logTail);
-        }
-    }
-
-    /**
-     * Free-port allocation that never hands out a port still owned by a server of this JVM (e.g. while killed). A
-     * cluster node also owns its bus port (port + 10000), which must exist, be free now and stay reserved with it.
-     */
-    private static final class Ports {
-        private static final Set<Integer> RESERVED = ConcurrentHashMap.newKeySet();
-        /** Ports whose bus port is reserved too. */
-        private static final Set<Integer> WITH_BUS = ConcurrentHashMap.newKeySet();
-
-        static int reserve(boolean withBusPort) {
-            for (int i = 0; i < 100; i++) {
-                int port = freePort(0);
-                if (withBusPort && (port + CLUSTER_BUS_OFFSET > 65_535 || freePort(port + CLUSTER_BUS_OFFSET) < 0)) {
-                    continue; // redis-server would exit with "port number too high", or fail to bind the bus
-                }
-                if (!RESERVED.add(port)) {
-                    continue;
-                }
-                if (!withBusPort) {
-                    return port;
-                }
-                if (RESERVED.add(port + CLUSTER_BUS_OFFSET)) {
-                    WITH_BUS.add(port);
-                    return port;
-                }
-                RESERVED.remove(port);
-            }
-            throw new IllegalStateException("the OS keeps returning ports already reserved by RedisServer"
-                    + (withBusPort ? " or without a free cluster bus port" : ""));
-        }
-
-        /** Binds {@code port} (0: any) and returns the bound port, or -1 if that specific port is taken. */
-        private static int freePort(int port) {
-            try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(HOST))) {
-                return socket.getLocalPort();
-            } catch (IOException e) {
-                if (port != 0) {
-                    return -1;
-                }
-                throw new UncheckedIOException("cannot bind a free port on " + HOST, e);
-            }
-        }
-
-        static void release(int port) {
-            // Bus port first: once the port itself is free again, it may be handed out without a bus port.
-            if (WITH_BUS.remove(port)) {
-                RESERVED.remove(port + CLUSTER_BUS_OFFSET);
-            }
-            RESERVED.remove(port);
         }
     }
 
