@@ -10,6 +10,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * A process with waiters for a fair lock, for multi-process fair-lock tests. Arguments: {@code URI LOCK LEASE_MS
@@ -55,6 +56,15 @@ public final class FairLockWorker {
                     System.out.println("ACQUIRED " + parts[1] + " " + token);
                     if (!keep) {
                         lock.unlock();
+                        return;
+                    }
+                    // Kept until the process is killed: the owning thread stays alive, since Baton releases a
+                    // watchdog lock whose owning thread ended (docs/lock-protocol.md, "A thread that ends holding a
+                    // lock"), which would end the hold long before the kill this worker stands in for.
+                    try {
+                        new CountDownLatch(1).await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
                     }
                 }, "waiter-" + parts[1]);
                 waiter.setDaemon(true);
