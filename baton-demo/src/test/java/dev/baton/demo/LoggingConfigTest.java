@@ -53,6 +53,6 @@ class LoggingConfigTest {
 
         assertThat(out.toString(StandardCharsets.UTF_8)).isEmpty();
         assertThat(err.toString(StandardCharsets.UTF_8)).matches(
-                "\\d\\d:\\d\\d:\\d\\d\\.\\d{3} WARN dev\\.baton\\.internal\\.lock\\.Watchdog - lease of lock counter lost\\R");
+                "\\d\\d:\\d\\d:\\d\\d\\.\\d{3} WARN dev\\.baton\\.internal\\.engine\\.Watchdog - lease of lock counter lost\\R");
     }
 }
