@@ -37,13 +37,13 @@ if held[1] == ARGV[1] then
   return {1, tonumber(held[2]), 1}
 end
 
-local now = fair_now()
+local now, time = fair_now()
 local head, head_deadline = fair_head(KEYS[3], KEYS[4], now)
 if not held[1] and (not head or head == ARGV[1]) then
   if head then
     fair_leave(KEYS[3], KEYS[4], ARGV[1])
   end
-  local token, number = mint_token(KEYS[2], ARGV[4])
+  local token, number = mint_token(KEYS[2], ARGV[4], time)
   redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', token, 'holder', ARGV[3])
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
   return {1, number, 1}
@@ -52,18 +52,19 @@ end
 local lifetime = tonumber(ARGV[7])
 local pttl = math.floor(lifetime / 3)
 if ARGV[6] == '1' then
-  local deadline = fair_entry(KEYS[4], ARGV[1])
+  -- The head's entry was read (and found alive) by fair_head: no need to read it again.
+  local deadline = head == ARGV[1] and head_deadline or fair_entry(KEYS[4], ARGV[1])
   if not deadline or deadline <= now then
     -- A first try, or a waiter whose entry died (it stayed away too long): join at the tail.
     local tail = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')
     redis.call('ZADD', KEYS[3], tail[2] and tail[2] + 1 or 1, ARGV[1])
   end
   redis.call('HSET', KEYS[4], ARGV[1], (now + lifetime) .. ' ' .. ARGV[2] .. ' ' .. ARGV[3])
-  -- The queue outlives every entry in it, and vanishes once nobody keeps a place.
-  for i = 3, 4 do
-    if redis.call('PTTL', KEYS[i]) < lifetime then
-      redis.call('PEXPIRE', KEYS[i], lifetime)
-    end
+  -- The queue outlives every entry in it, and vanishes once nobody keeps a place. Its two keys are created together
+  -- and always given the same expiry together, so the queue's PTTL stands for both (one command fewer per try).
+  if redis.call('PTTL', KEYS[3]) < lifetime then
+    redis.call('PEXPIRE', KEYS[3], lifetime)
+    redis.call('PEXPIRE', KEYS[4], lifetime)
   end
   if not head then
     head = ARGV[1]

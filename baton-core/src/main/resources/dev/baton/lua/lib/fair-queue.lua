@@ -9,10 +9,11 @@
 -- An entry whose deadline passed is dead: its waiter stopped trying (it died, or hangs) and is skipped. Dead entries
 -- are removed when they reach the head, or rejoin the tail if their waiter comes back.
 
--- fair_now(): Redis time in milliseconds.
+-- fair_now(): Redis time in milliseconds, and the TIME reply it came from, which the script hands to mint_token so
+-- that it reads the clock once.
 local function fair_now()
   local t = redis.call('TIME')
-  return t[1] * 1000 + math.floor(t[2] / 1000)
+  return t[1] * 1000 + math.floor(t[2] / 1000), t
 end
 
 -- fair_entry(waiters, owner): deadline (number), lease (string) and holder of owner's entry, or nil.
@@ -48,17 +49,18 @@ local function fair_head(queue, waiters, now)
   end
 end
 
--- fair_hand_on(lock, counter, queue, waiters, retention, channel, sharded, now): the lock is free of its holder;
+-- fair_hand_on(lock, counter, queue, waiters, retention, channel, sharded, now, time): the lock is free of its holder;
 -- makes the first live waiter the owner (count 1, a fresh token, its own lease and holder) and tells that waiter
--- alone ("<owner> <token>" on the channel), or deletes the lock if nobody alive waits. Returns the new owner or nil.
-local function fair_hand_on(lock, counter, queue, waiters, retention, channel, sharded, now)
+-- alone ("<owner> <token>" on the channel), or deletes the lock if nobody alive waits. now and time are what
+-- fair_now() returned (so a call ends with "fair_now())"). Returns the new owner or nil.
+local function fair_hand_on(lock, counter, queue, waiters, retention, channel, sharded, now, time)
   local next, _, lease, holder = fair_head(queue, waiters, now)
   if not next then
     redis.call('DEL', lock)
     return nil
   end
   fair_leave(queue, waiters, next)
-  local token = mint_token(counter, retention)
+  local token = mint_token(counter, retention, time)
   redis.call('HSET', lock, 'owner', next, 'count', 1, 'token', token, 'holder', holder)
   redis.call('PEXPIRE', lock, lease)
   notify(channel, sharded, next .. ' ' .. token)
