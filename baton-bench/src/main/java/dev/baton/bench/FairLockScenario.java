@@ -22,13 +22,18 @@ final class FairLockScenario {
     private FairLockScenario() {
     }
 
+    /**
+     * @param pingUri the server, whose PING round trip is timed throughout the measured span on a connection of its
+     *                own: the yardstick "one PING under the same contention" ({@link PingProbe#during})
+     */
     static FamilyRound run(FamilyRound round, List<FamilyContender> clients, String name, Duration warmup,
-                           Duration measure, RedisAdmin admin, List<Long> redisPids) {
+                           Duration measure, RedisAdmin admin, List<Long> redisPids, String pingUri) {
         List<Lock> locks = new ArrayList<>();
         for (int t = 0; t < CLIENTS * HandoffScenario.THREADS_PER_CLIENT; t++) {
             locks.add(clients.get(t / HandoffScenario.THREADS_PER_CLIENT).fairLock(name));
         }
-        HandoffScenario.Round h = HandoffScenario.measure(round.contender, locks, warmup, measure, admin, redisPids);
+        HandoffScenario.Round h = HandoffScenario.measure(round.contender, locks, warmup, measure, admin, redisPids,
+                pingUri);
         round.handoff = h;
         round.seconds = h.seconds;
         round.ops = h.acquisitions;

@@ -20,6 +20,8 @@ final class FamilyReport {
     static final double FAIR_THROUGHPUT_GOAL = 3.0;
     /** Goal: the fair lock's handoff p50 at most this many PING round trips (p50). */
     static final double FAIR_HANDOFF_GOAL = 1.5;
+    /** Issue 22: handoff from unlock() called at most this many PINGs timed under the same contention. */
+    static final double FAIR_LOADED_HANDOFF_GOAL = 2.0;
 
     private final FamilyRun.Result result;
     private final Percentiles ping;
@@ -143,6 +145,20 @@ final class FamilyReport {
         } else {
             md.append("| ").append(label).append(" | ").append(missing(FamilyWorkload.FAIR))
                     .append(" | | not measured |\n");
+        }
+        // The same handoff against PINGs timed on a connection of their own during Baton's (f) rounds (PingProbe.during).
+        List<long[]> loadedPing = fair.stream().map(r -> r.handoff.pingUnderLoadNanos).filter(p -> p.length > 0)
+                .toList();
+        label = String.format(Locale.ROOT, "(f) Baton handoff p50 <= %.0fx one PING under the same contention",
+                FAIR_LOADED_HANDOFF_GOAL);
+        if (!loadedPing.isEmpty()) {
+            Percentiles fromCall = Percentiles.pooled(fair.stream().map(r -> r.handoff.handoffFromCallNanos).toList());
+            Percentiles pingLoaded = Percentiles.pooled(loadedPing);
+            double ratio = fromCall.micros(50) / pingLoaded.micros(50);
+            md.append(String.format(Locale.ROOT, "| %s | handoff p50 %s µs (from unlock() called), PING p50 %s µs"
+                            + " (p99 %s µs, %,d samples) | %.2fx | %s |%n", label, us(fromCall.micros(50)),
+                    us(pingLoaded.micros(50)), us(pingLoaded.micros(99)), pingLoaded.count(), ratio,
+                    met(ratio <= FAIR_LOADED_HANDOFF_GOAL)));
         }
         appendComparison(md, FamilyWorkload.READ_WRITE, "(rw) read acquisitions/s, Baton / Redisson");
         appendWriterWait(md);

@@ -43,7 +43,7 @@ enum FamilyWorkload {
         try {
             return switch (this) {
                 case FAIR -> FairLockScenario.run(round, open(clients, kind, target, FairLockScenario.CLIENTS), name,
-                        warmup, measure, admin, target.redisPids());
+                        warmup, measure, admin, target.redisPids(), target.uri());
                 case READ_WRITE -> ReadWriteScenario.run(round, open(clients, kind, target,
                         ReadWriteScenario.CLIENTS), name, warmup, measure, admin, target.redisPids());
                 case SEMAPHORE -> SemaphoreScenario.run(round, open(clients, kind, target,

@@ -51,6 +51,11 @@ final class HandoffScenario {
         long[] gapNanos = new long[0];
         /** Handoffs whose next holder belongs to another client (another Baton or RedissonClient instance). */
         long[] otherClientNanos = new long[0];
+        /**
+         * PING round trips timed on a connection of their own while the measured round ran ({@link PingProbe#during}),
+         * in ns; empty unless asked for.
+         */
+        long[] pingUnderLoadNanos = new long[0];
         /** How long each unlock() call took (the release round trip), in ns. */
         long[] unlockNanos = new long[0];
         CommandStats stats = CommandStats.empty();
@@ -107,11 +112,29 @@ final class HandoffScenario {
      */
     static Round measure(String contender, List<Lock> locks, Duration warmup, Duration measure, RedisAdmin admin,
                          List<Long> redisPids) {
+        return measure(contender, locks, warmup, measure, admin, redisPids, null);
+    }
+
+    /**
+     * As above; with {@code pingUri}, PINGs to that server are timed throughout the measured span, on a connection and
+     * thread of their own ({@link Round#pingUnderLoadNanos}): the round trip under the same contention.
+     */
+    static Round measure(String contender, List<Lock> locks, Duration warmup, Duration measure, RedisAdmin admin,
+                         List<Long> redisPids, String pingUri) {
         Round warm = once(contender, locks, warmup, null, List.of());
         if (!warm.stuckThreads.isEmpty()) {
             return warm; // no point in measuring a run that already hung
         }
-        Round measured = once(contender, locks, measure, admin, redisPids);
+        long[] pingUnderLoad;
+        PingProbe.During ping = pingUri == null ? null : PingProbe.during(pingUri);
+        Round measured;
+        try {
+            measured = once(contender, locks, measure, admin, redisPids);
+        } finally {
+            long[] samples = ping == null ? new long[0] : ping.stop();
+            pingUnderLoad = samples;
+        }
+        measured.pingUnderLoadNanos = pingUnderLoad;
         measured.errors.addAll(0, warm.errors);
         measured.errorCount += warm.errorCount;
         return measured;
