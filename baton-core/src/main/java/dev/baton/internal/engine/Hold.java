@@ -34,6 +34,12 @@ public final class Hold {
      * released rather than renewed for as long as the process lives ({@link LockEngine#ownerThreadEnded}).
      */
     final Thread ownerThread;
+    /**
+     * This hold's key among the engine's re-entrant holds, built once when the hold is registered
+     * ({@link LockEngine#granted}) so that the unlock that forgets it does not build it again; null if not registered.
+     * Written before the hold is published to other threads.
+     */
+    Object reentrantKey;
 
     private int count;
     private State state = State.HELD;

@@ -190,7 +190,9 @@ public final class LockEngine implements AutoCloseable {
         }
         long expiresAt = grant.sentAtNanos()
                 + TimeUnit.MILLISECONDS.toNanos(r.driver().validityMillis(r.leaseMillis()));
-        Hold existing = r.reentrant() ? reentrantHolds.get(holdKey(r.driver(), r.keys(), r.owner())) : null;
+        // One key for the look-up and the registration (and, kept in the hold, for the unlock that forgets it).
+        HoldKey key = r.reentrant() ? holdKey(r.driver(), r.keys(), r.owner()) : null;
+        Hold existing = key != null ? reentrantHolds.get(key) : null;
         if (existing != null && existing.isHeld()) {
             if (existing.token == grant.token()) {
                 // The count is the caller's own: Redis may count more, if a re-entry whose reply was lost ran after
@@ -208,8 +210,9 @@ public final class LockEngine implements AutoCloseable {
             log.debug("acquired lock '{}' (fencing token {}, owner {}, lease {} ms{})", r.keys().name(), grant.token(),
                     r.owner(), r.leaseMillis(), r.watchdog() ? ", renewed by the watchdog" : "");
         }
-        if (r.reentrant()) {
-            reentrantHolds.put(holdKey(r.driver(), r.keys(), r.owner()), hold);
+        if (key != null) {
+            hold.reentrantKey = key;
+            reentrantHolds.put(key, hold);
         }
         track(hold);
         return hold;
@@ -652,6 +655,6 @@ public final class LockEngine implements AutoCloseable {
     }
 
     private static HoldKey holdKey(Hold hold) {
-        return holdKey(hold.driver, hold.keys, hold.owner);
+        return hold.reentrantKey instanceof HoldKey key ? key : holdKey(hold.driver, hold.keys, hold.owner);
     }
 }

@@ -61,6 +61,8 @@ public final class LockCalls implements LockDriver, LockView {
     /** How long a waiter waits before it claims precedence, in nanoseconds; 0: never (precedence is off). */
     private final long thresholdNanos;
     private final String claimMillis;
+    /** The text of the last lease sent ({@link #leaseText}). */
+    private volatile Lease lastLease;
 
     /**
      * @param fairnessThreshold how long a waiter waits before it claims precedence; zero turns claims off
@@ -128,13 +130,28 @@ public final class LockCalls implements LockDriver, LockView {
     /** Six arguments, as before claims existed, unless the caller has waited past the threshold and claims. */
     private String[] acquireArgs(AcquireRequest r, boolean willWait) {
         long waited = willWait ? waitedNanos(r) : 0;
+        String heldToken = r.heldToken() == 0 ? "0" : Long.toString(r.heldToken());
         if (thresholdNanos == 0 || !willWait || waited - thresholdNanos < 0) {
-            return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
-                    Long.toString(r.heldToken()), willWait ? "1" : "0"};
+            return new String[] {r.owner(), leaseText(r.leaseMillis()), r.holder(), tokenRetentionMillis,
+                    heldToken, willWait ? "1" : "0"};
         }
-        return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), tokenRetentionMillis,
-                Long.toString(r.heldToken()), "1", Long.toString(TimeUnit.NANOSECONDS.toMillis(waited)), claimMillis,
+        return new String[] {r.owner(), leaseText(r.leaseMillis()), r.holder(), tokenRetentionMillis,
+                heldToken, "1", Long.toString(TimeUnit.NANOSECONDS.toMillis(waited)), claimMillis,
                 r.keys().channel(), sharded};
+    }
+
+    /** A lease in milliseconds, as sent: nearly every acquisition asks for the same (the watchdog lease). */
+    private String leaseText(long millis) {
+        Lease last = lastLease;
+        if (last == null || last.millis != millis) {
+            last = new Lease(millis, Long.toString(millis));
+            lastLease = last; // racy on purpose: any thread's latest is as good as another's
+        }
+        return last.text;
+    }
+
+    /** A lease and its decimal text, replaced whole so that a reader never sees one without the other. */
+    private record Lease(long millis, String text) {
     }
 
     private long waitedNanos(AcquireRequest r) {
