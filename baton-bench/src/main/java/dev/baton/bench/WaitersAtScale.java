@@ -45,7 +45,8 @@ import org.redisson.config.Config;
 final class WaitersAtScale {
     private static final Duration WAIT = Duration.ofMinutes(30);
     private static final Duration SETTLE = Duration.ofSeconds(5);
-    private static final Duration DRAIN_BOUND = Duration.ofMinutes(10);
+    /** How long the drain may take before the run is reported as not drained (with the waiters served by then). */
+    private static final Duration DRAIN_BOUND = Duration.ofMinutes(3);
     private static final java.util.logging.Logger LETTUCE_LOG = java.util.logging.Logger.getLogger("io.lettuce");
 
     private WaitersAtScale() {
@@ -75,7 +76,7 @@ final class WaitersAtScale {
     }
 
     record Row(String contender, int locks, int waiters, double bytesPerWaiter, double commandsPerSecond,
-            String breakdown, Percentiles handoff, double drainSeconds) {
+            String breakdown, Percentiles handoff, double drainSeconds, int served) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -110,9 +111,9 @@ final class WaitersAtScale {
                 + " | release to next holder p50 | p99 | drain all |");
         System.out.println("|---|---:|---:|---:|---:|---:|---:|---:|");
         for (Row r : rows) {
-            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %,.0f B | %,.1f | %.2f ms | %.2f ms | %.1f s |%n",
+            System.out.printf(Locale.ROOT, "| %s | %,d | %,d | %,.0f B | %,.1f | %.2f ms | %.2f ms | %s |%n",
                     r.contender(), r.locks(), r.waiters(), r.bytesPerWaiter(), r.commandsPerSecond(),
-                    r.handoff().micros(50) / 1000, r.handoff().micros(99) / 1000, r.drainSeconds());
+                    r.handoff().micros(50) / 1000, r.handoff().micros(99) / 1000, drain(r));
         }
         System.out.printf(Locale.ROOT, "load after: %s%n", ClusterScale.load());
     }
@@ -151,22 +152,26 @@ final class WaitersAtScale {
             }
             long drainStart = System.nanoTime();
             contender.releaseAll(releasedAt);
-            if (!drained.await(DRAIN_BOUND.toSeconds(), TimeUnit.SECONDS)) {
-                throw new IllegalStateException(name + ": " + drained.getCount() + " waiters still waiting after "
-                        + DRAIN_BOUND);
-            }
+            // A run that does not drain in time is reported with the waiters served by then, not dropped.
+            drained.await(DRAIN_BOUND.toSeconds(), TimeUnit.SECONDS);
             double drainSeconds = (System.nanoTime() - drainStart) / 1e9;
+            int served = Math.min(waiters, handed.get());
             return new Row(name, locks, waiters, (double) (after - before) / waiters, stats.total() / quietSeconds,
-                    stats.breakdown(Math.max(1, Math.round(quietSeconds))), new Percentiles(handoffs, waiters),
-                    drainSeconds);
+                    stats.breakdown(Math.max(1, Math.round(quietSeconds))), new Percentiles(handoffs, served),
+                    drainSeconds, served);
         }
+    }
+
+    private static String drain(Row r) {
+        return r.served() == r.waiters() ? String.format(Locale.ROOT, "%.1f s", r.drainSeconds())
+                : String.format(Locale.ROOT, "%,d of %,d served in %.0f s", r.served(), r.waiters(), r.drainSeconds());
     }
 
     private static String describe(Row r) {
         return String.format(Locale.ROOT, "%-16s %,5d locks %,6d waiters: %,.0f B/waiter, %,.1f commands/s while "
-                + "waiting (per second: %s), handoff p50 %.2f ms p99 %.2f ms, drain %.1f s, load %s", r.contender(),
+                + "waiting (per second: %s), handoff p50 %.2f ms p99 %.2f ms, drain %s, load %s", r.contender(),
                 r.locks(), r.waiters(), r.bytesPerWaiter(), r.commandsPerSecond(), r.breakdown(),
-                r.handoff().micros(50) / 1000, r.handoff().micros(99) / 1000, r.drainSeconds(), ClusterScale.load());
+                r.handoff().micros(50) / 1000, r.handoff().micros(99) / 1000, drain(r), ClusterScale.load());
     }
 
     private static long heapAfterGc() throws InterruptedException {
@@ -190,11 +195,11 @@ final class WaitersAtScale {
         };
     }
 
-    /** Lets the last waiters finish their release (every one has acquired by now) before the client closes. */
+    /** Lets the last waiters finish their release before the client closes (bounded: a run may not have drained). */
     private static void finish(ExecutorService executor) {
         executor.shutdown();
         try {
-            executor.awaitTermination(DRAIN_BOUND.toSeconds(), TimeUnit.SECONDS);
+            executor.awaitTermination(30, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
