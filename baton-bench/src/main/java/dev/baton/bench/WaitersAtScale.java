@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -70,13 +71,16 @@ final class WaitersAtScale {
         void close() throws Exception;
     }
 
-    /** Told once per acquisition, before the waiter releases. */
+    /** Told once per waiter: at its acquisition, before it releases, or when its wait failed. */
     interface Acquired {
         void on(String name);
+
+        /** The waiter's wait ended in an exception (Redisson's subscription timeouts, for one). */
+        void failed(Throwable cause);
     }
 
     record Row(String contender, int locks, int waiters, double bytesPerWaiter, double commandsPerSecond,
-            String breakdown, Percentiles handoff, double drainSeconds, int served) {
+            String breakdown, Percentiles handoff, double drainSeconds, int served, int failed, String failure) {
     }
 
     public static void main(String[] args) throws Exception {
@@ -131,23 +135,35 @@ final class WaitersAtScale {
             long[] handoffs = new long[waiters];
             AtomicInteger handed = new AtomicInteger();
             CountDownLatch drained = new CountDownLatch(waiters);
-            Acquired acquired = n -> {
-                long now = System.nanoTime();
-                handoffs[handed.getAndIncrement()] = now - releasedAt.get(n).get();
-                drained.countDown();
+            AtomicInteger failed = new AtomicInteger();
+            AtomicReference<String> failure = new AtomicReference<>();
+            Acquired acquired = new Acquired() {
+                @Override
+                public void on(String n) {
+                    long now = System.nanoTime();
+                    handoffs[handed.getAndIncrement()] = now - releasedAt.get(n).get();
+                    drained.countDown();
+                }
+
+                @Override
+                public void failed(Throwable cause) {
+                    failed.incrementAndGet();
+                    failure.compareAndSet(null, String.valueOf(cause));
+                    drained.countDown();
+                }
             };
             long before = heapAfterGc();
             for (int i = 0; i < waiters; i++) {
                 contender.startWaiter(names.get(i % locks), releasedAt, acquired);
             }
-            Thread.sleep(SETTLE.toMillis()); // a bench's settling span: the waiters' first tries and subscriptions
+            settle(server);
             long after = heapAfterGc();
             server.command("CONFIG", "RESETSTAT");
             long quietStart = System.nanoTime();
             Thread.sleep(quiet.toMillis()); // the quiet span measured, not a wait for a condition
             CommandStats stats = CommandStats.parse(server.command("INFO", "commandstats"));
             double quietSeconds = (System.nanoTime() - quietStart) / 1e9;
-            if (drained.getCount() != waiters) {
+            if (handed.get() != 0) {
                 throw new IllegalStateException(name + ": a waiter acquired while every lock was held");
             }
             long drainStart = System.nanoTime();
@@ -158,20 +174,45 @@ final class WaitersAtScale {
             int served = Math.min(waiters, handed.get());
             return new Row(name, locks, waiters, (double) (after - before) / waiters, stats.total() / quietSeconds,
                     stats.breakdown(Math.max(1, Math.round(quietSeconds))), new Percentiles(handoffs, served),
-                    drainSeconds, served);
+                    drainSeconds, served, failed.get(), failure.get());
         }
     }
 
     private static String drain(Row r) {
-        return r.served() == r.waiters() ? String.format(Locale.ROOT, "%.1f s", r.drainSeconds())
-                : String.format(Locale.ROOT, "%,d of %,d served in %.0f s", r.served(), r.waiters(), r.drainSeconds());
+        if (r.served() == r.waiters()) {
+            return String.format(Locale.ROOT, "%.1f s", r.drainSeconds());
+        }
+        return String.format(Locale.ROOT, "%,d of %,d served, %,d failed, in %.0f s", r.served(), r.waiters(),
+                r.failed(), r.drainSeconds());
     }
 
     private static String describe(Row r) {
         return String.format(Locale.ROOT, "%-16s %,5d locks %,6d waiters: %,.0f B/waiter, %,.1f commands/s while "
                 + "waiting (per second: %s), handoff p50 %.2f ms p99 %.2f ms, drain %s, load %s", r.contender(),
                 r.locks(), r.waiters(), r.bytesPerWaiter(), r.commandsPerSecond(), r.breakdown(),
-                r.handoff().micros(50) / 1000, r.handoff().micros(99) / 1000, drain(r), ClusterScale.load());
+                r.handoff().micros(50) / 1000, r.handoff().micros(99) / 1000, drain(r), ClusterScale.load())
+                + (r.failure() == null ? "" : "; first failure: " + r.failure());
+    }
+
+    /**
+     * Waits until the waiters' first tries and subscriptions are behind them: at least {@link #SETTLE}, then until
+     * the commands Redis runs per second stay within 10% from one second to the next (at most a minute).
+     */
+    private static void settle(RedisServer server) throws InterruptedException {
+        long start = System.nanoTime();
+        long last = CommandStats.parse(server.command("INFO", "commandstats")).total();
+        long previousRate = -1;
+        while (System.nanoTime() - start < Duration.ofMinutes(1).toNanos()) {
+            Thread.sleep(1000); // sampling the command rate once a second
+            long now = CommandStats.parse(server.command("INFO", "commandstats")).total();
+            long rate = now - last;
+            last = now;
+            boolean steady = previousRate >= 0 && Math.abs(rate - previousRate) <= Math.max(previousRate, 10) / 10;
+            if (steady && System.nanoTime() - start >= SETTLE.toNanos()) {
+                return;
+            }
+            previousRate = rate;
+        }
     }
 
     private static long heapAfterGc() throws InterruptedException {
@@ -268,7 +309,11 @@ final class WaitersAtScale {
 
         @Override
         public void startWaiter(String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
-            waiting.lock(name).acquireAsync(WAIT).thenAcceptAsync(lease -> {
+            waiting.lock(name).acquireAsync(WAIT).whenCompleteAsync((lease, e) -> {
+                if (e != null) {
+                    acquired.failed(e);
+                    return;
+                }
                 acquired.on(name);
                 releasedAt.get(name).set(System.nanoTime());
                 lease.release();
@@ -295,7 +340,12 @@ final class WaitersAtScale {
         public void startWaiter(String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
             virtual.execute(() -> {
                 DistributedLock lock = waiting.lock(name);
-                lock.lock();
+                try {
+                    lock.lock();
+                } catch (RuntimeException e) {
+                    acquired.failed(e);
+                    return;
+                }
                 acquired.on(name);
                 releasedAt.get(name).set(System.nanoTime());
                 lock.unlock();
@@ -362,7 +412,11 @@ final class WaitersAtScale {
         public void startWaiter(String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
             long id = ids.incrementAndGet();
             RLock lock = waiting.getLock(name);
-            lock.lockAsync(id).toCompletableFuture().thenRunAsync(() -> {
+            lock.lockAsync(id).toCompletableFuture().whenCompleteAsync((ignored, e) -> {
+                if (e != null) {
+                    acquired.failed(e);
+                    return;
+                }
                 acquired.on(name);
                 releasedAt.get(name).set(System.nanoTime());
                 lock.unlockAsync(id).toCompletableFuture().join();
@@ -389,7 +443,12 @@ final class WaitersAtScale {
         public void startWaiter(String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
             virtual.execute(() -> {
                 RLock lock = waiting.getLock(name);
-                lock.lock();
+                try {
+                    lock.lock();
+                } catch (RuntimeException e) {
+                    acquired.failed(e);
+                    return;
+                }
                 acquired.on(name);
                 releasedAt.get(name).set(System.nanoTime());
                 lock.unlock();
