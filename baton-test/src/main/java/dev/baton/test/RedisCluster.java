@@ -15,7 +15,9 @@ import java.util.stream.Collectors;
 /**
  * A Redis Cluster of 3 masters with 1 replica each, on 6 {@link RedisServer}s: master {@code i} (nodes 0 to 2)
  * owns slots {@code 0-5460}, {@code 5461-10922} and {@code 10923-16383} respectively, and node {@code i + 3}
- * replicates it. The cluster is created from Java with the kit's own RESP client ({@code CLUSTER ADDSLOTS},
+ * replicates it. {@link #start(RedisBinary, int)} starts one of {@code n} masters instead (for benchmarks that add
+ * masters): master {@code i} (nodes 0 to {@code n - 1}) owns the {@code i}-th of {@code n} nearly equal slot ranges
+ * and node {@code i + n} replicates it; everything below holds for it with {@code n} and {@code 2n} for 3 and 6. The cluster is created from Java with the kit's own RESP client ({@code CLUSTER ADDSLOTS},
  * {@code MEET}, {@code REPLICATE}), so it needs no {@code redis-cli} and works with every binary
  * {@link RedisBinary#locate()} finds (Redis 6.2 and 7.x).
  *
@@ -48,9 +50,7 @@ import java.util.stream.Collectors;
  */
 public final class RedisCluster implements AutoCloseable {
 
-    private static final int MASTERS = 3;
-    private static final int NODES = 2 * MASTERS;
-    private static final int[] FIRST_SLOTS = {0, 5461, 10923, HashSlot.COUNT};
+    private static final int DEFAULT_MASTERS = 3;
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     /** A manual failover that has not happened by then has timed out inside Redis (after 5 s): ask again. */
     private static final Duration FAILOVER_RETRY = Duration.ofSeconds(10);
@@ -67,11 +67,24 @@ public final class RedisCluster implements AutoCloseable {
             List.of("--tls-cluster", "yes", "--tls-replication", "yes"));
 
     private final List<RedisServer> nodes;
+    /** How many masters the cluster is created with: nodes 0 to masterCount - 1; their replicas follow. */
+    private final int masterCount;
+    /** All nodes: each master and its one replica. */
+    private final int nodeCount;
+    /** The first slot of master i's range is firstSlots[i]; firstSlots[masterCount] is the slot count. */
+    private final int[] firstSlots;
     /** Node ids, by index in {@link #nodes}; stable across restarts thanks to nodes.conf. Set once by create(). */
     private volatile List<String> ids = List.of();
 
     private RedisCluster(List<RedisServer> nodes) {
         this.nodes = List.copyOf(nodes);
+        this.nodeCount = nodes.size();
+        this.masterCount = nodeCount / 2;
+        this.firstSlots = new int[masterCount + 1];
+        for (int m = 0; m <= masterCount; m++) {
+            // 3 masters: 0, 5461, 10923, 16384, as redis-cli splits them.
+            firstSlots[m] = (int) Math.round((double) m * HashSlot.COUNT / masterCount);
+        }
     }
 
     /**
@@ -94,7 +107,25 @@ public final class RedisCluster implements AutoCloseable {
      *                               then)
      */
     public static RedisCluster start(RedisBinary binary) {
-        return start(binary, null);
+        return start(binary, DEFAULT_MASTERS, null);
+    }
+
+    /**
+     * Starts a cluster of {@code masters} masters with 1 replica each ({@code 2 * masters} nodes), with the given
+     * binary; see the class documentation for its slots.
+     *
+     * @param binary  the {@code redis-server} to run on every node
+     * @param masters how many masters, from 1 to 100
+     * @return the cluster, ready (see the class documentation)
+     * @throws IllegalArgumentException if {@code masters} is out of range
+     * @throws IllegalStateException    if the cluster does not become ready within 60 s (every node started is
+     *                                  closed then)
+     */
+    public static RedisCluster start(RedisBinary binary, int masters) {
+        if (masters < 1 || masters > 100) {
+            throw new IllegalArgumentException("masters must be from 1 to 100, was " + masters);
+        }
+        return start(binary, masters, null);
     }
 
     /**
@@ -123,14 +154,14 @@ public final class RedisCluster implements AutoCloseable {
      *                               60 s (every node started is closed then)
      */
     public static RedisCluster startTls(RedisBinary binary, TlsFiles tls) {
-        return start(binary, Objects.requireNonNull(tls, "tls"));
+        return start(binary, DEFAULT_MASTERS, Objects.requireNonNull(tls, "tls"));
     }
 
-    private static RedisCluster start(RedisBinary binary, TlsFiles tls) {
+    private static RedisCluster start(RedisBinary binary, int masters, TlsFiles tls) {
         Objects.requireNonNull(binary, "binary");
-        List<RedisServer> started = new ArrayList<>(NODES);
+        List<RedisServer> started = new ArrayList<>(2 * masters);
         try {
-            for (int i = 0; i < NODES; i++) {
+            for (int i = 0; i < 2 * masters; i++) {
                 started.add(tls == null ? RedisServer.start(binary, NODE_OPTIONS)
                         : RedisServer.startTls(binary, tls, TLS_NODE_OPTIONS));
             }
@@ -159,10 +190,11 @@ public final class RedisCluster implements AutoCloseable {
     }
 
     /**
-     * All nodes, whatever their current role or state: the initial masters (0 to 2), then their replicas (3 to 5).
-     * Use their methods to kill, pause or restart them.
+     * All nodes, whatever their current role or state: the initial masters (0 to 2), then their replicas (3 to 5),
+     * or with {@code n} masters, nodes 0 to {@code n - 1} then {@code n} to {@code 2n - 1}. Use their methods to
+     * kill, pause or restart them.
      *
-     * @return an immutable list of 6 servers
+     * @return an immutable list of 6 servers ({@code 2n})
      */
     public List<RedisServer> nodes() {
         return nodes;
@@ -318,7 +350,7 @@ public final class RedisCluster implements AutoCloseable {
 
     /**
      * Waits until the cluster has settled: every running node that is not paused reports {@code cluster_state:ok},
-     * knows all 6 nodes, flags none of the other running, unpaused nodes as failing, has a connected link to each of
+     * knows all 6 nodes ({@code 2n}), flags none of the other running, unpaused nodes as failing, has a connected link to each of
      * them and agrees with the others on every running node's role, master and slots; the running masters serve all
      * 16384 slots; and every running replica's replication link is up. Use it after killing, pausing, resuming or
      * restarting nodes, e.g. to wait until a replica has replaced a killed master.
@@ -347,39 +379,39 @@ public final class RedisCluster implements AutoCloseable {
 
     // ---------------------------------------------------------------------------------------------------------------
 
-    /** Turns 6 fresh, empty nodes into the planned cluster and waits until it is ready. */
+    /** Turns 6 ({@code 2n}) fresh, empty nodes into the planned cluster and waits until it is ready. */
     private void create() {
         List<String> myIds = new ArrayList<>();
         for (RedisServer node : nodes) {
             myIds.add(String.valueOf(setup(node, "CLUSTER", "MYID")));
         }
         ids = List.copyOf(myIds);
-        for (int m = 0; m < MASTERS; m++) {
+        for (int m = 0; m < masterCount; m++) {
             // Distinct epochs before the nodes meet, as redis-cli does: no epoch collision has to be resolved later.
             setup(nodes.get(m), "CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(m + 1));
             List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS")); // ADDSLOTSRANGE is 7.0+
-            for (int slot = FIRST_SLOTS[m]; slot < FIRST_SLOTS[m + 1]; slot++) {
+            for (int slot = firstSlots[m]; slot < firstSlots[m + 1]; slot++) {
                 addSlots.add(Integer.toString(slot));
             }
             setup(nodes.get(m), addSlots.toArray(String[]::new));
         }
         RedisServer first = nodes.get(0);
-        for (RedisServer node : nodes.subList(1, NODES)) {
+        for (RedisServer node : nodes.subList(1, nodeCount)) {
             setup(first, "CLUSTER", "MEET", node.host(), Integer.toString(node.port()));
         }
         Await.until("the nodes of a new cluster to know each other", TIMEOUT, () -> {
             for (RedisServer node : nodes) {
                 ClusterNodes view = ClusterNodes.of(node);
-                if (view.all().size() < NODES || view.all().stream().anyMatch(ClusterNodes.Node::isTroubled)) {
-                    return node + " knows " + view.all().size() + " of " + NODES + " nodes, flags: "
+                if (view.all().size() < nodeCount || view.all().stream().anyMatch(ClusterNodes.Node::isTroubled)) {
+                    return node + " knows " + view.all().size() + " of " + nodeCount + " nodes, flags: "
                             + view.all().stream().map(n -> n.port() + " " + n.flags()).collect(Collectors.toList());
                 }
             }
             return null;
         }, this::logTails);
-        for (int r = MASTERS; r < NODES; r++) {
+        for (int r = masterCount; r < nodeCount; r++) {
             RedisServer replica = nodes.get(r);
-            String masterId = ids.get(r - MASTERS);
+            String masterId = ids.get(r - masterCount);
             // Refused ("Unknown node") until the replica has learnt from gossip that this node is a master.
             Await.until(replica + " to accept replicating node " + masterId, TIMEOUT, () -> {
                 Replies.call(replica, "CLUSTER", "REPLICATE", masterId);
@@ -405,16 +437,16 @@ public final class RedisCluster implements AutoCloseable {
     /** What differs from the planned masters, slots and replicas in node 0's view, or null if nothing. */
     private String plannedShapeProblem() {
         ClusterNodes view = ClusterNodes.of(nodes.get(0));
-        for (int m = 0; m < MASTERS; m++) {
+        for (int m = 0; m < masterCount; m++) {
             BitSet planned = new BitSet();
-            planned.set(FIRST_SLOTS[m], FIRST_SLOTS[m + 1]);
+            planned.set(firstSlots[m], firstSlots[m + 1]);
             Optional<ClusterNodes.Node> master = view.byId(ids.get(m));
             if (master.isEmpty() || !master.get().isMaster() || !master.get().slots().equals(planned)) {
                 return "node " + m + " is not the master of slots " + ClusterNodes.ranges(planned) + ": " + master;
             }
-            Optional<ClusterNodes.Node> replica = view.byId(ids.get(m + MASTERS));
+            Optional<ClusterNodes.Node> replica = view.byId(ids.get(m + masterCount));
             if (replica.isEmpty() || !ids.get(m).equals(replica.get().masterId())) {
-                return "node " + (m + MASTERS) + " does not replicate node " + m + ": " + replica;
+                return "node " + (m + masterCount) + " does not replicate node " + m + ": " + replica;
             }
         }
         return null;
@@ -434,8 +466,8 @@ public final class RedisCluster implements AutoCloseable {
                 return node + " reports cluster_state:" + state;
             }
             ClusterNodes view = ClusterNodes.of(node);
-            if (view.all().size() < NODES) {
-                return node + " knows only " + view.all().size() + " of " + NODES + " nodes";
+            if (view.all().size() < nodeCount) {
+                return node + " knows only " + view.all().size() + " of " + nodeCount + " nodes";
             }
             BitSet served = new BitSet(HashSlot.COUNT);
             StringBuilder shape = new StringBuilder();
