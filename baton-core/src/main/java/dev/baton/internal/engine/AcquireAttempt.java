@@ -467,14 +467,19 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pendin
         if (!ASLEEP.contains(state.get())) {
             return; // woken, claimed or ended meanwhile: a timer now would only cause a needless try
         }
-        long delay = Math.min(engine.recheckNanos(), request.driver().sleepLimitNanos(request));
+        long delay = engine.recheckNanos();
         if (pttlMillis > 0) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(pttlMillis + 1));
         }
+        // The re-check and the holder's lease are the same question for every local waiter; the driver's limit (a
+        // fairness threshold to cross) and the deadline are this waiter's own, and always end in a try.
+        long ownLimit = request.driver().sleepLimitNanos(request);
         if (hasDeadline) {
-            delay = Math.min(delay, Math.max(0, deadlineNanos - engine.nanos()));
+            ownLimit = Math.min(ownLimit, Math.max(0, deadlineNanos - engine.nanos()));
         }
-        recheckTimer = engine.schedule(this::recheck, delay);
+        boolean mayDelegate = delay < ownLimit;
+        recheckTimer = engine.schedule(mayDelegate ? this::recheckUnlessElderDoes : this::recheck,
+                Math.min(delay, ownLimit));
         if (engine.isClosed()) {
             // Registered before this look: either close() found us among the waiters, or we see it here.
             fail(engine.closedWhileWaiting(keys));
@@ -488,6 +493,31 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pendin
         if (state.get().ended()) {
             cancelRecheck();
         }
+    }
+
+    /**
+     * The re-check timer fired for a reason every local waiter of this lock shares (no release heard within the
+     * re-check interval, or the holder's lease about to run out). One try answers it for all of them, so only the
+     * eldest local waiter of the same kind asks Redis; the others sleep another interval. Without this, n waiters
+     * in one process would send n tries per interval: 10,000 waiters, 10,000 scripts a second, a polling storm the
+     * pub/sub wake-ups exist to avoid. Whatever the eldest's try finds, the others lose nothing: a lock it finds
+     * free becomes its own, and the others are then queued behind a local holder, which hands over or publishes.
+     * When the eldest leaves without the lock, the next one's own timer, at most one interval away, takes over.
+     */
+    private void recheckUnlessElderDoes() {
+        if (request.driver().localQueueing() && elderWaitsLocally()) {
+            arm(0);
+        } else {
+            recheck();
+        }
+    }
+
+    /** Whether a local waiter for the same lock and kind registered before this one and still waits. */
+    private boolean elderWaitsLocally() {
+        AcquireAttempt eldest = engine.notifications().eldest(keys.channel());
+        return eldest != null && eldest != this && !eldest.state.get().ended()
+                && eldest.request.driver().type() == request.driver().type()
+                && eldest.request.driver().localQueueing();
     }
 
     private void recheck() {

@@ -25,7 +25,8 @@ import java.util.function.Supplier;
  * never missed between a failed try and waiting. It only does so for a message that concerns it: the channel keeps
  * its last few messages, so that a message naming another waiter (a fair lock's handoff) does not send every waiter
  * whose try was in flight back to Redis ({@link #heardSince}).
- * Messages lost on a reconnect are covered by each waiter's bounded re-check.
+ * Messages lost on a reconnect are covered by the bounded re-check of the eldest local waiter of each lock (see
+ * {@code AcquireAttempt}: one try per interval answers for every local waiter of a plain lock or a Redlock).
  *
  * <p>It also keeps the count of consecutive local handoffs per lock, which bounds how long one Baton can pass a lock
  * among its own threads while other processes wait.
@@ -211,6 +212,15 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
      * live. Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a
      * newcomer may queue behind it without asking Redis first.
      */
+    /**
+     * The waiter of this channel registered first of those still registered (they leave the channel when their
+     * attempt ends), or null: the eldest local waiter for this lock.
+     */
+    W eldest(String channel) {
+        Channel c = channels.get(channel);
+        return c == null ? null : c.waiters.peekFirst();
+    }
+
     boolean hasSleepingWaiterOtherThan(String channel, W self) {
         Channel c = channels.get(channel);
         if (c == null || !c.listening()) {

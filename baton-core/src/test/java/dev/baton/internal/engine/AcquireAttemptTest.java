@@ -16,6 +16,7 @@ import dev.baton.internal.engine.AcquireAttempt.State;
 import dev.baton.internal.lock.LockCalls;
 import dev.baton.internal.transport.FakeTransport;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -152,6 +153,37 @@ class AcquireAttemptTest {
         assertThat(attempt.result.join()).isNull();
         assertThat(baton.redis.subscribed()).isEmpty();
         assertThat(baton.engine.bookkeeping().waiters()).isZero();
+    }
+
+    @Test
+    void onlyTheEldestLocalWaiterReChecksAndTheNextTakesOverWhenItLeaves() {
+        baton.close();
+        baton = new SteppedEngine(b -> b.fairnessThreshold(Duration.ZERO)); // no claims: re-checks alone
+        baton.redis.answer(LockCalls.ACQUIRE, call -> held(60_000));
+        List<AcquireAttempt> waiters = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            waiters.add(baton.attempt("orders", Duration.ofMinutes(5)));
+        }
+        assertThat(waiters).allSatisfy(w -> assertThat(w.state()).isIn(State.SLEEPING, State.QUEUED));
+        int before = baton.redis.calls(LockCalls.ACQUIRE).size();
+
+        advanceInSteps(Duration.ofSeconds(10));
+
+        // One try per re-check interval answers for all 50 (without the eldest's lead: 500).
+        assertThat(baton.redis.calls(LockCalls.ACQUIRE).size() - before).isBetween(10, 11);
+
+        waiters.get(0).cancel();
+        int afterEldest = baton.redis.calls(LockCalls.ACQUIRE).size();
+        advanceInSteps(Duration.ofSeconds(10));
+        assertThat(baton.redis.calls(LockCalls.ACQUIRE).size() - afterEldest)
+                .as("the next eldest re-checks from now on, once an interval").isBetween(9, 11);
+        assertThat(waiters.subList(1, 50)).allSatisfy(w -> assertThat(w.state()).isIn(State.SLEEPING, State.QUEUED));
+    }
+
+    private void advanceInSteps(Duration total) {
+        for (long ms = 0; ms < total.toMillis(); ms += 50) {
+            baton.advance(Duration.ofMillis(50));
+        }
     }
 
     @Test
