@@ -43,8 +43,9 @@ class TlsIT {
         stranger = TlsFiles.generate();
         server = RedisServer.startTls(tls, List.of("--requirepass", PASSWORD));
         mutual = RedisServer.startTls(tls, List.of("--tls-auth-clients", "yes"));
-        // Loads and warms up what the first TLS connection of a JVM needs, so that no time bound below measures it.
-        Baton.connect(builder(server.uri()).password(PASSWORD.toCharArray())
+        // Loads and warms up what the first TLS connection of a JVM needs, so that no time bound below measures it;
+        // with room to spare for that (a loaded machine once took longer than the tests' 2 s here).
+        Baton.connect(builder(server.uri()).commandTimeout(Duration.ofSeconds(30)).password(PASSWORD.toCharArray())
                 .trustedCertificates(tls.caCertificate()).build()).close();
     }
 
