@@ -4,6 +4,7 @@ import dev.baton.BatonUnavailableException;
 import dev.baton.LockType;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -21,6 +22,13 @@ import org.slf4j.LoggerFactory;
  * once more right before its own try ({@link #beforeTry}) and then drops it, so that a retry can never run after, and
  * release, that later acquisition.
  *
+ * <p>That order holds only for a driver whose tries travel on the abandons' connection. A driver whose tries take
+ * another connection (the replica-acknowledged lock: its script and {@code WAIT} go over connections of their own)
+ * could have an abandon run after its owner's next try, and release what that try acquired; Redis runs two
+ * connections' commands in no set order. Such a driver waits, before each try, until no abandon of the same owner
+ * on the same lock can still run ({@link #settled}): every abandon this Baton sent for that owner and lock has been
+ * answered, or one sent after it on the same connection has.
+ *
  * <p>Thread-safe.
  */
 final class Abandons {
@@ -33,6 +41,7 @@ final class Abandons {
      * beyond, an orphaned grant expires with its lease, and the warning says so.
      */
     private static final int MAX_UNCONFIRMED = 4096;
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
 
     private final LockEngine engine;
     /**
@@ -46,9 +55,27 @@ final class Abandons {
      * try of its owner onto the wire.
      */
     private final Object order = new Object();
+    /**
+     * The last abandon sent for each owner and lock (of any kind) that Redis has not answered: it is in flight, or it
+     * failed without a reply and may still run (a frozen Redis runs what it had received when it resumes). Removed
+     * when it is answered, which tells that every abandon sent before it on the same connection has run. At most
+     * {@value #MAX_UNCONFIRMED} are kept. Read by {@link #settled}.
+     */
+    private final Map<Attempted, Sent> unanswered = new ConcurrentHashMap<>();
 
     /** An attempt's owner, lock and kind of lock. */
     private record Unconfirmed(String owner, String lock, LockType type) {
+    }
+
+    /** An attempt's owner and lock, whatever the kind of lock: what a try on the same lock hash must wait for. */
+    private record Attempted(String owner, String lock) {
+        Attempted(AcquireRequest r) {
+            this(r.owner(), r.keys().lock());
+        }
+    }
+
+    /** One abandon handed to the connection, and its reply. */
+    private record Sent(AcquireRequest request, boolean mayHoldGrant, CompletableFuture<Long> reply) {
     }
 
     Abandons(LockEngine engine) {
@@ -90,19 +117,28 @@ final class Abandons {
      * one to confirm for its owner and lock), schedules the next after {@code retryMillis}.
      *
      * @param key the request's entry in {@link #unconfirmed}, or null for a last sending that is not retried
+     * @return the abandon's reply, or null if nothing was sent (a later try of the owner dropped this retry)
      */
-    private void send(AcquireRequest request, boolean mayHoldGrant, Unconfirmed key, long retryMillis) {
+    private CompletableFuture<Long> send(AcquireRequest request, boolean mayHoldGrant, Unconfirmed key,
+                                         long retryMillis) {
         CompletableFuture<Long> reply;
         // Checked and sent in one step against the gate (beforeTry): a retry either goes out before a later try of its
         // owner, or finds itself dropped by that try and sends nothing.
         synchronized (order) {
             if (key != null && unconfirmed.get(key) != request) {
-                return; // a later try of the same owner sent it ahead of itself and dropped it
+                return null; // a later try of the same owner sent it ahead of itself and dropped it
             }
             try {
                 reply = request.driver().abandon(request, mayHoldGrant);
             } catch (RuntimeException e) { // a closed connection may refuse at once
                 reply = CompletableFuture.failedFuture(e);
+            }
+            // A reply there already was not sent (nothing to withdraw, or refused at once), or was answered: either
+            // way it cannot run later. Registered while the gate is held, so the last one sent is the one kept.
+            Attempted attempted = new Attempted(request);
+            if (!reply.isDone()
+                    && (unanswered.size() < MAX_UNCONFIRMED || unanswered.containsKey(attempted))) {
+                track(attempted, new Sent(request, mayHoldGrant, reply));
             }
         }
         reply.whenComplete((orphan, e) -> {
@@ -138,5 +174,58 @@ final class Abandons {
             engine.schedule(() -> send(request, true, key, Math.min(2 * retryMillis, RETRY_MAX_MILLIS)),
                     TimeUnit.MILLISECONDS.toNanos(retryMillis));
         });
+        return reply;
+    }
+
+    /** Keeps {@code sent} as the last abandon of its owner and lock until Redis answers it. */
+    private void track(Attempted attempted, Sent sent) {
+        unanswered.put(attempted, sent);
+        sent.reply().whenComplete((orphan, e) -> {
+            if (e == null) {
+                unanswered.remove(attempted, sent);
+            }
+        });
+    }
+
+    /**
+     * Completes once no abandon of {@code r}'s owner on {@code r}'s lock can still run in Redis, for a driver whose
+     * tries do not travel on the abandons' connection (see the class comment): at once if none is unanswered, else
+     * when the last one sent is answered. If that one failed without a reply (it may still run), it is sent once more,
+     * behind it on the same connection, and this completes when that one is answered.
+     *
+     * @return a future that fails (translated) if the abandon sent once more gets no reply either: Redis does not
+     *         answer, and a try must not go out while an abandon that could release its grant may still run
+     */
+    CompletableFuture<Void> settled(AcquireRequest r) {
+        return unanswered.isEmpty() ? DONE : settled(new Attempted(r), false);
+    }
+
+    private CompletableFuture<Void> settled(Attempted attempted, boolean sentAgain) {
+        Sent last;
+        synchronized (order) { // a sending registers its abandon under the gate
+            last = unanswered.get(attempted);
+        }
+        if (last == null) {
+            return DONE;
+        }
+        CompletableFuture<Long> reply = last.reply();
+        if (!reply.isDone()) {
+            return reply.handle((orphan, e) -> (Void) null).thenCompose(v -> settled(attempted, sentAgain));
+        }
+        Throwable failure = reply.handle((orphan, e) -> e).join();
+        if (failure == null) {
+            unanswered.remove(attempted, last); // answered; its own callback may not have run yet
+            return settled(attempted, sentAgain);
+        }
+        if (sentAgain) {
+            return CompletableFuture.failedFuture(engine.translate(failure));
+        }
+        return send(last.request(), last.mayHoldGrant(), null, 0).handle((orphan, e) -> {
+            if (e != null) {
+                throw new CompletionException(engine.translate(e));
+            }
+            unanswered.remove(attempted, last); // the one answered behind it has run, or never will
+            return (Void) null;
+        }).thenCompose(v -> settled(attempted, true));
     }
 }

@@ -130,7 +130,11 @@ public interface LockDriver {
     /**
      * An attempt ended without the lock: remove a mark it may have left in Redis (it would have waited), and, if
      * {@code mayHoldGrant}, find a grant of this owner that nobody will use. Sent after the attempt's last try, on the
-     * same connection, so Redis runs it after every try of the attempt.
+     * shared command connection, before the caller hears the outcome. A driver whose tries travel on that connection
+     * too gets its order for free: Redis runs the abandon after every try of the attempt and before any later try of
+     * the owner. A driver whose tries take another connection must wait, before each try, for
+     * {@link LockEngine#abandonsSettled}: otherwise Redis may run an abandon after the owner's next try and report
+     * that try's grant as an orphan, which the engine then releases under its holder.
      *
      * <p>{@code mayHoldGrant} is true when a try of the attempt got no reply (a timeout, a lost connection): it may
      * have run, or may still run, and granted the lock to a caller that was told it failed. The driver then reports

@@ -476,6 +476,15 @@ public final class LockEngine implements AutoCloseable {
         abandons.abandon(request, mayHoldGrant);
     }
 
+    /**
+     * For a driver whose tries travel on another connection than its abandons: completes once no abandon of the
+     * request's owner on its lock can still run in Redis (and release what the try acquires); fails, translated, if
+     * Redis does not answer one. See {@link Abandons}.
+     */
+    public CompletableFuture<Void> abandonsSettled(AcquireRequest request) {
+        return abandons.settled(request);
+    }
+
     void forgetReentrantHold(Hold hold) {
         reentrantHolds.remove(holdKey(hold), hold);
     }

@@ -21,6 +21,12 @@ import org.slf4j.LoggerFactory;
  * undone before the attempt fails. Everything else (release, renewal, the abandon of a lost reply) is the plain
  * lock's, and a hold of it is the plain lock's hold of that name.
  *
+ * <p>Its tries and its abandons travel on different connections (the abandon is the plain lock's, on the shared
+ * command connection), so Redis could run an abandon after its owner's next try, and the abandon would report that
+ * try's grant as an orphan to release. So each try first waits until no abandon of its owner on its lock can still
+ * run ({@link LockEngine#abandonsSettled}); a try waits only after an attempt of the same owner ended without the
+ * lock, and only until Redis answers that attempt's abandon.
+ *
  * <p>It queues no waiter locally and hands nothing over locally ({@link #localQueueing()} is false): a local handoff
  * is a write that no {@code WAIT} covers, so an acknowledged waiter always acquires through Redis (a releasing
  * holder publishes, because it knows it has a local waiter).
@@ -53,9 +59,14 @@ public final class AcknowledgedLockDriver implements LockDriver {
         return plain.sleepLimitNanos(request);
     }
 
+    /**
+     * Once no abandon of the owner on this lock can still run (see the class comment): the acquire script and
+     * {@code WAIT}, then {@link #confirm}. Fails without sending the script if Redis does not answer such an abandon.
+     */
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return plain.acquireAcknowledged(r, willWait, ack).thenCompose(reply -> confirm(r, reply));
+        return engine.abandonsSettled(r).thenCompose(settled -> plain.acquireAcknowledged(r, willWait, ack))
+                .thenCompose(reply -> confirm(r, reply));
     }
 
     /**
@@ -112,6 +123,10 @@ public final class AcknowledgedLockDriver implements LockDriver {
         return plain.grantIn(message, request);
     }
 
+    /**
+     * The plain lock's abandon, on the shared command connection, not on the tries' connection: the next try of the
+     * same owner waits for its answer ({@link #acquire}).
+     */
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         return plain.abandon(request, mayHoldGrant);

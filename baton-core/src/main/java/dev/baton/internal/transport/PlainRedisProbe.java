@@ -70,13 +70,20 @@ public final class PlainRedisProbe {
         out.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
     }
 
+    /** The longest a probe of a server that may not answer at all waits: the timeout, but a second at most. */
+    public static Duration shortWait(Duration timeout) {
+        return Duration.ofMillis(Math.max(1, Math.min(MAX_WAIT_MILLIS, timeout.toMillis())));
+    }
+
     /**
-     * Whether a port speaks TLS, asked after a plain connection to it was hung up on or timed out: a TLS server
-     * answers a TLS handshake with its certificate (whether this JVM trusts it or not) or with a TLS alert, where a
-     * plain Redis server answers with an error line or nothing. Nothing is sent but the handshake.
+     * Whether a port speaks TLS, asked after a plain connection to it failed: a TLS server answers a TLS handshake
+     * with its certificate (whether this JVM trusts it or not) or with a TLS alert, where a plain Redis server answers
+     * with an error line or nothing. Nothing is sent but the handshake. False if nothing answers within {@code wait}
+     * (for the connection, and again for the server's answer): the caller chooses it, longer for a server known to
+     * be up ({@link #shortWait} otherwise).
      */
-    public static boolean speaksTls(RedisAddress.HostAndPort target, Duration timeout) {
-        int millis = (int) Math.max(1, Math.min(MAX_WAIT_MILLIS, timeout.toMillis()));
+    public static boolean speaksTls(RedisAddress.HostAndPort target, Duration wait) {
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, wait.toMillis()));
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(target.host(), target.port()), millis);
             socket.setSoTimeout(millis);

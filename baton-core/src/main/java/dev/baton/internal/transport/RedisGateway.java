@@ -583,11 +583,8 @@ public final class RedisGateway implements Transport {
                     + "there): connect to a standalone server with uri(...), or give cluster(...) the seeds of a Redis "
                     + "Cluster", e);
         }
-        if (!address.tls() && (closedEarly(e) || mentionsTimeout(e))
-                && PlainRedisProbe.speaksTls(address.hosts().get(0), commandTimeout)) {
-            return new BatonException("Redis at " + endpoint + " speaks TLS on that port, but the uri asks for plain "
-                    + "Redis (redis://): use rediss://" + (address.sentinel() ? "" : ", or the server's plain port"),
-                    e);
+        if (!address.tls() && (closedEarly(e) || mentionsTimeout(e)) && speaksTls(e)) {
+            return plainUriOnTlsPort(e);
         }
         if (!address.tls() && !address.sentinel() && !cluster && (protocolError(e) || closedEarly(e))) {
             // Something answered, and Lettuce could not read it as Redis (or it hung up after answering): ask it
@@ -623,7 +620,27 @@ public final class RedisGateway implements Transport {
             // Kept an outage: a server that is restarting refuses connections for a moment, and retrying helps.
             return unavailable("could not be reached: nothing listens on that port (connection refused)", e);
         }
+        // A failure of a shape not recognised above (Lettuce and Netty word a hang-up in several ways, depending on
+        // timing): a TLS port is still told as such, since a plain client cannot reach it in any other way.
+        if (!address.tls() && speaksTls(e)) {
+            return plainUriOnTlsPort(e);
+        }
         return unavailable("could not be reached", e);
+    }
+
+    /**
+     * Whether the (first) server of the uri speaks TLS, asked with a handshake of its own. A server that hung up on
+     * the plain connection is up and answering, so it is given the whole command timeout to answer the handshake (a
+     * loaded machine may take long); otherwise a second at most, since it may not answer at all.
+     */
+    private boolean speaksTls(Throwable e) {
+        Duration wait = closedEarly(e) ? commandTimeout : PlainRedisProbe.shortWait(commandTimeout);
+        return PlainRedisProbe.speaksTls(address.hosts().get(0), wait);
+    }
+
+    private BatonException plainUriOnTlsPort(Throwable e) {
+        return new BatonException("Redis at " + endpoint + " speaks TLS on that port, but the uri asks for plain "
+                + "Redis (redis://): use rediss://" + (address.sentinel() ? "" : ", or the server's plain port"), e);
     }
 
     /**
@@ -773,12 +790,19 @@ public final class RedisGateway implements Transport {
         return e.getCause() != e && mentionsAnywhere(e.getCause(), phrase);
     }
 
-    /** Whether the server hung up during the handshake, rather than never answering. */
-    private static boolean closedEarly(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
+    /**
+     * Whether the server hung up during the handshake, rather than never answering. A TLS port does that to a plain
+     * client (it reads no TLS record, and closes), and Lettuce words it according to when it notices: "Connection
+     * closed prematurely" (a close during its handshake), "Connection reset" (a reset read), a closed channel or a
+     * "Broken pipe" (a write after the close), or "RedisHandshakeHandler not registered" (the channel was closed, and
+     * its handlers removed, before Lettuce could start the handshake at all: seen on a loaded machine).
+     */
+    static boolean closedEarly(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             String m = t.getMessage();
             if (t instanceof ClosedChannelException
-                    || (m != null && (m.contains("Connection closed prematurely") || m.contains("Connection reset")))) {
+                    || (m != null && (m.contains("Connection closed prematurely") || m.contains("Connection reset")
+                    || m.contains("Broken pipe") || m.contains("RedisHandshakeHandler not registered")))) {
                 return true;
             }
         }

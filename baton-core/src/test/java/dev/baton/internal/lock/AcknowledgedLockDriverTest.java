@@ -10,10 +10,15 @@ import static dev.baton.internal.engine.SteppedEngine.held;
 import static dev.baton.internal.engine.SteppedEngine.unreachable;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.BatonUnavailableException;
 import dev.baton.LockType;
 import dev.baton.ReplicaAcknowledgement;
 import dev.baton.ReplicaAcknowledgementException;
+import dev.baton.internal.engine.AcquireAttempt;
 import dev.baton.internal.engine.AcquireRequest;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.DriverKit;
+import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockDriver.Acquired;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.SteppedEngine;
@@ -30,6 +35,11 @@ import org.junit.jupiter.api.Test;
  * replicas and timeout, a grant counts only once enough replicas acknowledged it, and one that was not acknowledged
  * (too few replicas, or {@code WAIT} failed) is released, owner and token named, before the try fails with the reason;
  * a busy reply passes through as it is, and everything but the acquisition is the plain lock's.
+ *
+ * <p>Its tries go over connections of their own, its abandons over the shared one, so Redis could run them in either
+ * order: the tests through the engine show that a try of an owner is not even sent while an abandon of that owner on
+ * that lock may still run, so no abandon can find, and release, what the try acquired (the CI failure of
+ * ReplicaAcknowledgedIT.aPausedReplicaFailsTwoRequiredButNotOne).
  */
 class AcknowledgedLockDriverTest {
     private static final LockKeys KEYS = LockKeys.of("baton", "orders");
@@ -44,6 +54,23 @@ class AcknowledgedLockDriverTest {
     @AfterEach
     void close() {
         baton.close();
+    }
+
+    /** One try of {@code owner} through the engine, as {@code tryLock()} starts it. */
+    private AcquireAttempt singleTry(LockDriver driver, String owner) {
+        return baton.engine.attempt(driver, KEYS, owner, 1, 30_000, true, 0, false, null);
+    }
+
+    /** An acknowledged try of {@link DriverKit#OWNER} that too few replicas acknowledged: undone, then abandoned. */
+    private FakeTransport.Call failedAttemptsAbandon() {
+        AcquireAttempt first = singleTry(acknowledged, OWNER);
+        redis.acknowledge(1);
+        redis.next(LockCalls.ACQUIRE).reply(granted(7));
+        redis.next(LockCalls.RELEASE).reply(0L);
+        assertThat(failure(first.result)).isInstanceOf(ReplicaAcknowledgementException.class);
+        FakeTransport.Call abandon = redis.next(LockCalls.ABANDON);
+        assertThat(abandon.args.get(0)).isEqualTo(OWNER);
+        return abandon;
     }
 
     private CompletableFuture<Acquired> tryWith(long replicas, Object reply) {
@@ -133,5 +160,80 @@ class AcknowledgedLockDriverTest {
         assertThat(acknowledged.sleepLimitNanos(r)).isEqualTo(Long.MAX_VALUE);
         assertThat(acknowledged.type()).isEqualTo(LockType.LOCK);
         assertThat(acknowledged.localQueueing()).as("a local handoff is a write no WAIT covers").isFalse();
+    }
+
+    @Test
+    void theOwnersNextTryWaitsUntilRedisHasRunTheAbandonSoItCannotReleaseTheNewGrant() {
+        FakeTransport.Call abandon = failedAttemptsAbandon();
+
+        AcquireAttempt next = singleTry(acknowledged, OWNER);
+        // Were the try sent now, Redis could run it first, and the abandon would then report its grant as an orphan.
+        assertThat(redis.calls(LockCalls.ACQUIRE)).as("not sent while the abandon may still run").hasSize(1);
+        abandon.reply(List.of(0L, 0L));
+        // The engine sent the unconfirmed abandon once more ahead of the try: the try waits for that one as well.
+        FakeTransport.Call ahead = redis.next(LockCalls.ABANDON);
+        assertThat(redis.calls(LockCalls.ACQUIRE)).hasSize(1);
+        ahead.reply(List.of(0L, 0L));
+
+        redis.acknowledge(2);
+        redis.next(LockCalls.ACQUIRE).reply(granted(8));
+        Hold hold = value(next.result);
+        assertThat(hold.token).isEqualTo(8);
+        assertThat(redis.calls(LockCalls.RELEASE)).as("only the first grant was undone").singleElement()
+                .satisfies(undo -> assertThat(undo.args.get(1)).isEqualTo("7"));
+    }
+
+    @Test
+    void anAbandonWithoutReplyIsSentAgainBehindItselfAndTheTryGoesOnceThatIsAnswered() {
+        failedAttemptsAbandon().fail(unreachable());
+
+        AcquireAttempt next = singleTry(acknowledged, OWNER);
+        redis.next(LockCalls.ABANDON).fail(unreachable()); // the engine's own re-sending ahead of the try
+        FakeTransport.Call again = redis.next(LockCalls.ABANDON);
+        assertThat(redis.calls(LockCalls.ACQUIRE)).hasSize(1);
+        again.reply(List.of(0L, 0L));
+
+        redis.acknowledge(2);
+        redis.next(LockCalls.ACQUIRE).reply(granted(8));
+        assertThat(value(next.result).token).isEqualTo(8);
+    }
+
+    @Test
+    void whileRedisAnswersNoAbandonTheTryFailsUnsent() {
+        failedAttemptsAbandon().fail(unreachable());
+
+        AcquireAttempt next = singleTry(acknowledged, OWNER);
+        redis.next(LockCalls.ABANDON).fail(unreachable());
+        redis.next(LockCalls.ABANDON).fail(unreachable());
+
+        assertThat(failure(next.result)).isInstanceOf(BatonUnavailableException.class);
+        assertThat(redis.calls(LockCalls.ACQUIRE)).as("the try was never sent").hasSize(1);
+    }
+
+    @Test
+    void anAbandonOfThePlainLockOnTheSameOwnerAndLockHoldsBackTheAcknowledgedTryToo() {
+        AcquireAttempt plainTry = singleTry(plain, OWNER);
+        redis.next(LockCalls.ACQUIRE).fail(unreachable());
+        assertThat(failure(plainTry.result)).isInstanceOf(BatonUnavailableException.class);
+        FakeTransport.Call abandon = redis.next(LockCalls.ABANDON);
+
+        AcquireAttempt next = singleTry(acknowledged, OWNER);
+        assertThat(redis.calls(LockCalls.ACQUIRE)).hasSize(1);
+        abandon.reply(List.of(0L, 0L));
+        redis.next(LockCalls.ABANDON).reply(List.of(0L, 0L)); // sent once more ahead of the try
+        redis.acknowledge(2);
+        redis.next(LockCalls.ACQUIRE).reply(granted(8));
+        assertThat(value(next.result).token).isEqualTo(8);
+    }
+
+    @Test
+    void anotherOwnersTryDoesNotWaitForTheAbandon() {
+        FakeTransport.Call abandon = failedAttemptsAbandon();
+
+        AcquireAttempt other = singleTry(acknowledged, "inst-a:L2");
+        redis.acknowledge(2);
+        redis.next(LockCalls.ACQUIRE).reply(granted(8));
+        assertThat(value(other.result).token).isEqualTo(8);
+        assertThat(abandon.answered()).isFalse();
     }
 }
