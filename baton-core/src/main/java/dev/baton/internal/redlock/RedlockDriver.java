@@ -68,7 +68,7 @@ public final class RedlockDriver implements LockDriver, LockView {
     /** Upper bound of the random pause before retrying after a split vote, in milliseconds. */
     private static final int SPLIT_JITTER_MILLIS = 20;
     /** How often the contender that keeps its grants after a split vote goes round again for the rest. */
-    private static final int KEEPS = 3;
+    private static final int KEEPS = 4;
     /** First pause before an undo that did not get through is sent again; it doubles each time, up to the next. */
     private static final long UNDO_RETRY_MILLIS = 100;
     private static final long UNDO_RETRY_MAX_MILLIS = 1_000;
@@ -166,6 +166,7 @@ public final class RedlockDriver implements LockDriver, LockView {
             RedlockStatistics.handedOver();
             return CompletableFuture.completedFuture(proposal);
         }
+        RedlockStatistics.handoverMissed();
         int replied = replied(tally);
         if (replied < masters.quorum()) {
             Throwable first = tally.firstFailure();
@@ -376,14 +377,18 @@ public final class RedlockDriver implements LockDriver, LockView {
             return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
         }
         int replied = replied(tally);
-        if (!tooLate && splitVote(tally, busy)) {
+        boolean split = !tooLate && splitVote(tally, busy);
+        if (split) {
             RedlockStatistics.splitVote();
         }
+        // How long one round took: the time the rivals' undos take to land, and the pace of the keeper's rounds.
+        long roundMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(ticker.nanos() - sentAt));
         if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && replied >= masters.quorum()
                 && holdsFirstTaken(tally)) {
             // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
-            // replaces them) once its rivals, who do not hold the first taken master, have had a moment to undo.
-            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS))
+            // replaces them) once its rivals, who do not hold the first taken master, have had a round trip to undo.
+            return CompletableFuture.runAsync(() -> { },
+                            CompletableFuture.delayedExecutor(roundMillis, TimeUnit.MILLISECONDS))
                     .thenCompose(v -> round(r, willWait, roundsLeft, keepsLeft - 1, grants));
         }
         for (long[] g : grants) {
@@ -405,14 +410,14 @@ public final class RedlockDriver implements LockDriver, LockView {
         if (admitted != null) {
             if (roundsLeft > 1) {
                 return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft, List.of())
-                        : CompletableFuture.completedFuture(notGranted(busy)));
+                        : CompletableFuture.completedFuture(notGranted(busy, roundMillis)));
             }
         }
         if (stale > 0 && roundsLeft > 1) {
             // The proposals have learned the counters: propose above them.
             return round(r, willWait, roundsLeft - 1, keepsLeft, List.of());
         }
-        return CompletableFuture.completedFuture(notGranted(busy));
+        return CompletableFuture.completedFuture(notGranted(busy, roundMillis));
     }
 
     /**
@@ -493,11 +498,15 @@ public final class RedlockDriver implements LockDriver, LockView {
 
     /**
      * Not granted. If one other hold has a majority, sleep until its release is heard (or, at most, until its lease
-     * runs out on enough of its masters for a majority to be free). Otherwise it was a split
-     * vote, or a majority is not yet there for anyone: try again after a short random pause, since the contender that
-     * keeps its grants may not win, and the undone grants publish nothing that would wake this waiter.
+     * runs out on enough of its masters for a majority to be free). Otherwise it was a split vote, or a majority is
+     * not yet there for anyone: stand back while the contender that keeps its grants goes its rounds (up to
+     * {@value #KEEPS} of them, each paced by a round trip), so as not to split the masters with it again, then try
+     * after a short random pause on top, since that contender may not win and undone grants publish nothing that
+     * would wake this waiter. If it wins, its release wakes this waiter as any release does.
+     *
+     * @param roundMillis how long this try's round took, at least 1 ms
      */
-    private Acquired notGranted(Map<Long, List<Long>> busy) {
+    private Acquired notGranted(Map<Long, List<Long>> busy, long roundMillis) {
         for (List<Long> pttls : busy.values()) {
             if (pttls.size() >= masters.quorum()) {
                 // A majority is free once that many of its masters expired: those it does not hold do not suffice.
@@ -506,7 +515,7 @@ public final class RedlockDriver implements LockDriver, LockView {
                 return new Acquired(false, 0, 0, pttls.get(mustExpire - 1));
             }
         }
-        return new Acquired(false, 0, 0, jitter());
+        return new Acquired(false, 0, 0, (KEEPS + 1) * roundMillis + jitter());
     }
 
     private static long jitter() {

@@ -15,6 +15,7 @@ public final class RedlockStatistics {
     private static final LongAdder HANDOVERS = new LongAdder();
     private static final LongAdder ROUNDS = new LongAdder();
     private static final LongAdder SPLIT_VOTES = new LongAdder();
+    private static final LongAdder HANDOVERS_MISSED = new LongAdder();
 
     private RedlockStatistics() {
     }
@@ -27,12 +28,15 @@ public final class RedlockStatistics {
      * @param rounds       calls of the acquire or the handover script sent to every master at once
      * @param splitVotes   rounds that ended with the masters divided among contenders and no majority for any, as
      *                     each contender saw them (a split between two contenders counts up to twice)
+     * @param handoversMissed handovers that did not win a majority in time (the lock was released instead, or the
+     *                        old hold was lost); their waiter then tries on its own
      */
-    public record Counts(long acquisitions, long handovers, long rounds, long splitVotes) {
+    public record Counts(long acquisitions, long handovers, long rounds, long splitVotes, long handoversMissed) {
         /** The events between {@code earlier} and this snapshot. */
         public Counts minus(Counts earlier) {
             return new Counts(acquisitions - earlier.acquisitions, handovers - earlier.handovers,
-                    rounds - earlier.rounds, splitVotes - earlier.splitVotes);
+                    rounds - earlier.rounds, splitVotes - earlier.splitVotes,
+                    handoversMissed - earlier.handoversMissed);
         }
 
         /** Holds taken, by a try or a handover. */
@@ -53,7 +57,8 @@ public final class RedlockStatistics {
 
     /** A snapshot of the counts of every Redlock of this JVM (each read on its own, not all at one instant). */
     public static Counts snapshot() {
-        return new Counts(ACQUISITIONS.sum(), HANDOVERS.sum(), ROUNDS.sum(), SPLIT_VOTES.sum());
+        return new Counts(ACQUISITIONS.sum(), HANDOVERS.sum(), ROUNDS.sum(), SPLIT_VOTES.sum(),
+                HANDOVERS_MISSED.sum());
     }
 
     static void acquired() {
@@ -66,6 +71,10 @@ public final class RedlockStatistics {
 
     static void round() {
         ROUNDS.increment();
+    }
+
+    static void handoverMissed() {
+        HANDOVERS_MISSED.increment();
     }
 
     static void splitVote() {
