@@ -2,6 +2,7 @@ package dev.baton.bench;
 
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
+import dev.baton.internal.redlock.RedlockStatistics;
 import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisServer;
 import dev.baton.test.RedisServers;
@@ -127,6 +128,11 @@ final class RedlockComparison {
         final Map<String, Slices> uncontended = new LinkedHashMap<>();
         /** Contender -> its contended rounds, in the order run. */
         final Map<String, List<HandoffScenario.Round>> contended = new LinkedHashMap<>();
+        /**
+         * Baton Redlock contender -> what {@link RedlockStatistics} counted over each of its contended rounds
+         * (warm-up included: only the contender's own clients run then).
+         */
+        final Map<String, List<RedlockStatistics.Counts>> redlockCounts = new LinkedHashMap<>();
         final List<First> first = new ArrayList<>();
         /** Per master, the CPU it uses while the uncontended clients are connected but idle, ns/s. */
         final List<Double> idleCpuNanosPerSecond = new ArrayList<>();
@@ -266,9 +272,14 @@ final class RedlockComparison {
                     for (int t = 0; t < HandoffScenario.CLIENTS * HandoffScenario.THREADS_PER_CLIENT; t++) {
                         locks.add(clients.get(t / HandoffScenario.THREADS_PER_CLIENT).lock(name));
                     }
+                    RedlockStatistics.Counts before = RedlockStatistics.snapshot();
                     HandoffScenario.Round r = HandoffScenario.measure(kind, locks, plan.roundWarmup(),
                             plan.roundMeasure(), overAll(masters), masters.stream().map(RedisServer::pid).toList());
                     result.contended.computeIfAbsent(kind, x -> new ArrayList<>()).add(r);
+                    if (kind.equals(BATON_3) || kind.equals(BATON_5)) {
+                        result.redlockCounts.computeIfAbsent(kind, x -> new ArrayList<>())
+                                .add(RedlockStatistics.snapshot().minus(before));
+                    }
                     BenchMain.log(String.format("  %.0f acquisitions/s", r.perSecond()));
                 } catch (Exception | Error e) {
                     result.anomalies.add(CONTENDED + " with " + kind + " failed:\n" + HandoffScenario.stackTrace(e));

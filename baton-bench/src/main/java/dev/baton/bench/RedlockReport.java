@@ -6,6 +6,7 @@ import static dev.baton.bench.Report.num;
 import static dev.baton.bench.Report.ops;
 import static dev.baton.bench.Report.us;
 
+import dev.baton.internal.redlock.RedlockStatistics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -52,6 +53,7 @@ final class RedlockReport {
         appendUncontended(md);
         appendGoal(md);
         appendContended(md);
+        appendRounds(md);
         appendFirst(md);
         appendAnomalies(md);
     }
@@ -217,6 +219,60 @@ final class RedlockReport {
         md.append("\nacquisitions/s: median of the rounds; handoff: from one holder's unlock() returning to the next"
                 + " holder's (another thread's) lock() returning, negative gaps as 0, pooled; commands and CPU over"
                 + " every round, divided by the acquisitions completed until every thread stopped.\n\n");
+    }
+
+    /**
+     * Rounds per acquisition and split votes under contention: counted by Baton ({@link RedlockStatistics}), inferred
+     * from the scripts its masters ran for Redisson, which cannot be asked.
+     */
+    private void appendRounds(StringBuilder md) {
+        List<String> redlocks = List.of(RedlockComparison.BATON_3, RedlockComparison.BATON_5,
+                RedlockComparison.REDISSON_3, RedlockComparison.REDISSON_5);
+        if (redlocks.stream().noneMatch(result.contended::containsKey)) {
+            return;
+        }
+        md.append("### Rounds per acquisition and split votes (").append(RedlockComparison.CONTENDED)
+                .append(")\n\n");
+        md.append("| Contender | masters | scripts/acq, all masters | scripts/acq per master | acquisition rounds/acq"
+                + " (counted) | split votes / 1,000 acq (counted) | holds taken by handover | holds counted |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (String kind : redlocks) {
+            List<HandoffScenario.Round> rounds = result.contended.get(kind);
+            if (rounds == null || rounds.isEmpty()) {
+                continue;
+            }
+            long cmdOps = rounds.stream().mapToLong(r -> r.acquisitionsForCommands).sum();
+            CommandStats stats = rounds.stream().map(r -> r.stats).reduce(CommandStats.empty(), CommandStats::plus);
+            long scripts = stats.calls().entrySet().stream().filter(e -> SCRIPTS.contains(e.getKey()))
+                    .mapToLong(Map.Entry::getValue).sum();
+            double perAcq = cmdOps == 0 ? Double.NaN : (double) scripts / cmdOps;
+            int masters = RedlockComparison.masters(kind);
+            md.append("| ").append(kind).append(" | ").append(masters).append(" | ").append(num(perAcq))
+                    .append(" | ").append(num(perAcq / masters)).append(" | ");
+            List<RedlockStatistics.Counts> counted = result.redlockCounts.get(kind);
+            if (counted == null || counted.isEmpty()) {
+                md.append("not counted (≈ scripts per master − 1, see below) | not counted | | |\n");
+                continue;
+            }
+            RedlockStatistics.Counts all = counted.stream().reduce(new RedlockStatistics.Counts(0, 0, 0, 0, 0),
+                    (a, b) -> new RedlockStatistics.Counts(a.acquisitions() + b.acquisitions(),
+                            a.handovers() + b.handovers(), a.rounds() + b.rounds(), a.splitVotes() + b.splitVotes(),
+                            a.handoversMissed() + b.handoversMissed()));
+            md.append(num(all.roundsPerHold())).append(" | ").append(num(all.splitVotesPerThousand())).append(" | ")
+                    .append(all.holds() == 0 ? "" : String.format(Locale.ROOT, "%.0f%%",
+                            100.0 * all.handovers() / all.holds()))
+                    .append(" | ").append(all.holds()).append(" |\n");
+        }
+        md.append("\nScripts: EVAL/EVALSHA calls per acquisition over the contender's masters (`INFO commandstats`,"
+                + " measured span), and the same divided by the number of masters: every call a Redlock sends goes to"
+                + " each master, so this is its rounds of every kind per acquisition (acquire, handover, release,"
+                + " undo; a Baton undo goes to one master only and counts as a fraction). Counted (Baton only,"
+                + " `RedlockStatistics`, over the rounds including their warm-up): rounds of the acquire or handover"
+                + " script sent to every master, per hold taken; split votes: rounds that found the masters divided"
+                + " among two or more contenders and none with a majority, as each contender saw them. Redisson"
+                + " cannot be asked: `RedissonRedLock` sends one `tryLock` script per master per attempt and one"
+                + " unlock per master per release (and per failed attempt's partial grants), so its attempts per"
+                + " acquisition are at most its scripts per master less the one release.\n\n");
     }
 
     private void appendFirst(StringBuilder md) {

@@ -50,22 +50,25 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Masters that lost their data</b> sit out one longest lease ({@link RedlockAdmission}).</li>
  * </ul>
  *
- * <p>Local queueing, without a direct handoff: threads of one Baton wait behind a local holder instead of each
- * sending rounds to every master, and the releasing thread's release goes to the masters as usual, after which the
- * local waiter it picked tries first ({@link #handoff}). A handoff in one script on every master would be no fewer
- * round trips. See docs/redlock.md for the protocol, the token argument and what is not guaranteed. Stateless apart from
- * its settings and the proposal clock; thread-safe.
+ * <p>Local queueing and handover: threads of one Baton wait behind a local holder instead of each sending rounds to
+ * every master, and the releasing holder hands the lock to the local waiter the engine picked on every master in one
+ * round ({@link #handoff}, {@code redlock-handoff.lua}): a new proposal per handover, granted as an acquisition is, and
+ * the lock is never free meanwhile, so the other processes' waiters do not wake into a race. What the Redlocks cost
+ * under contention is counted in {@link RedlockStatistics}. See docs/redlock.md for the protocol, the token argument
+ * and what is not guaranteed. Stateless apart from its settings and the proposal clock (the statistics are the JVM's);
+ * thread-safe.
  */
 public final class RedlockDriver implements LockDriver, LockView {
     static final Script ACQUIRE = Script.list("redlock-acquire", "owns", "reenter");
     static final Script UNDO = Script.integer("redlock-undo", "owns");
+    static final Script HANDOFF = Script.list("redlock-handoff", "owns");
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
     /** How often one acquire call may go round again at once: for a stale proposal or masters admitted meanwhile. */
     private static final int ROUNDS = 3;
     /** Upper bound of the random pause before retrying after a split vote, in milliseconds. */
     private static final int SPLIT_JITTER_MILLIS = 20;
     /** How often the contender that keeps its grants after a split vote goes round again for the rest. */
-    private static final int KEEPS = 3;
+    private static final int KEEPS = 4;
     /** First pause before an undo that did not get through is sent again; it doubles each time, up to the next. */
     private static final long UNDO_RETRY_MILLIS = 100;
     private static final long UNDO_RETRY_MAX_MILLIS = 1_000;
@@ -95,12 +98,105 @@ public final class RedlockDriver implements LockDriver, LockView {
     }
 
     /**
-     * Releases {@code from}'s hold on every master (waking waiters as any release does) and lets the picked local
-     * waiter try on its own: 0 once released, -1 if a majority no longer had the hold.
+     * Hands {@code from}'s hold to {@code to} on every master in one round ({@code redlock-handoff.lua}): where a
+     * master still has the hold, the new owner gets it there with a new proposal, granted only above the master's
+     * counter, as a fresh acquisition is. The lock stays held throughout, so the waiters of other processes, which a
+     * release would wake into a race (and split votes), sleep on.
+     *
+     * <p>Won like an acquisition: once a quorum handed over while the new hold's validity (lease less the time since
+     * sending, less the drift) lasts; masters that hand over later join the hold, and a master still holding the old
+     * hold afterwards (its proposal refused, its reply lost) has it expire at once, quietly. Otherwise the old holder's
+     * giving up stands and the lock is released where anything is left of either hold, announced, so that waiters
+     * try: every handover is released on its master ({@code lock-release.lua}, publishing), and so is the old hold
+     * where it was not handed; a master whose reply never came gets the new owner's undo ({@link #undoOn}) and the old
+     * hold's quiet expiry behind the handover on the same connection.
+     *
+     * @return the new owner's token; 0 if the lock was released instead (its waiters notified, {@code to} tries on
+     *         its own); -1 if too many masters no longer had {@code from}'s hold for a majority to have had it
+     * @throws BatonUnavailableException (in the future) if fewer than a majority replied
      */
     @Override
     public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
-        return release(from.keys, from.owner, from.token, true, true);
+        long proposal = proposals.next();
+        if (proposal == 0) {
+            // Never heard a master (cannot be, with a hold): nothing to propose, so release and let the waiter try.
+            return release(from.keys, from.owner, from.token, true, true);
+        }
+        long sentAt = ticker.nanos();
+        long validityNanos = TimeUnit.MILLISECONDS.toNanos(validityMillis(to.leaseMillis()));
+        RedlockStatistics.round();
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(HANDOFF, new String[] {from.keys.lock(),
+                from.keys.counter()}, from.owner, Long.toString(from.token), to.owner(),
+                Long.toString(to.leaseMillis()), to.holder(), retentionMillis, Long.toString(proposal));
+        int quorum = masters.quorum();
+        AtomicBoolean won = new AtomicBoolean(); // set under the tally's lock, before any late reply is handled
+        return QuorumTally.gather(calls, tally -> {
+            int handed = 0;
+            for (int i = 0; i < tally.masters(); i++) {
+                List<Long> reply = tally.reply(i);
+                handed += reply != null && reply.get(0) == 1L ? 1 : 0;
+            }
+            if (handed >= quorum) {
+                won.set(validityNanos - (ticker.nanos() - sentAt) > 0);
+                return tally;
+            }
+            return tally.pending() == 0 || (replied(tally) >= quorum && handed + tally.pending() < quorum)
+                    ? tally : null;
+        }, (i, late) -> settleHandoff(i, late, from, to, proposal, won.get()))
+                .thenCompose(tally -> handedOver(tally, from, to, proposal, won.get()));
+    }
+
+    private CompletableFuture<Long> handedOver(QuorumTally<List<Long>> tally, Hold from, AcquireRequest to,
+                                               long proposal, boolean won) {
+        int gone = 0;
+        for (int i = 0; i < tally.masters(); i++) {
+            List<Long> reply = tally.reply(i);
+            if (reply != null) {
+                proposals.clock(reply.get(3));
+                if (reply.get(0) == -1L) {
+                    proposals.above(reply.get(1));
+                }
+                gone += reply.get(0) == -2L ? 1 : 0;
+            }
+            if (reply != null || tally.failure(i) != null) {
+                settleHandoff(i, reply, from, to, proposal, won);
+            }
+        }
+        if (won) {
+            RedlockStatistics.handedOver();
+            return CompletableFuture.completedFuture(proposal);
+        }
+        RedlockStatistics.handoverMissed();
+        int replied = replied(tally);
+        if (replied < masters.quorum()) {
+            Throwable first = tally.firstFailure();
+            return CompletableFuture.failedFuture(new BatonUnavailableException("Redlock '" + from.keys.name()
+                    + "': only " + replied + " of " + tally.masters() + " masters answered the handover ("
+                    + masters.quorum() + " needed); where it still is, it expires with its lease", first));
+        }
+        return CompletableFuture.completedFuture(gone > tally.masters() - masters.quorum() ? -1L : 0L);
+    }
+
+    /**
+     * What one master's part of a handover leaves to do once the handover is decided (see {@link #handoff}).
+     *
+     * @param reply the master's reply, or null if its call failed (it may still run there)
+     */
+    private void settleHandoff(int master, List<Long> reply, Hold from, AcquireRequest to, long proposal,
+                               boolean won) {
+        long code = reply == null ? Long.MIN_VALUE : reply.get(0);
+        if (code == 1L && !won) {
+            masters.runOn(master, LockCalls.releaseCall(to.keys(), to.owner(), proposal, true, "0",
+                    "released " + proposal));
+        } else if (code == -1L && !won) {
+            masters.runOn(master, LockCalls.releaseCall(from.keys, from.owner, from.token, true, "0",
+                    "released " + from.token));
+        } else if (code == -1L || reply == null) {
+            if (reply == null && !won) {
+                undoOn(master, to, proposal);
+            }
+            masters.runOn(master, LockCalls.keepCall(from.keys, from.owner, from.token, 1));
+        }
     }
 
     @Override
@@ -150,6 +246,7 @@ public final class RedlockDriver implements LockDriver, LockView {
         long proposal = proposals.next();
         long heldToken = r.heldToken();
         long sentAt = ticker.nanos();
+        RedlockStatistics.round();
         List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, new String[] {r.keys().lock(),
                 r.keys().counter(), admission.marker()}, r.owner(),
                 Long.toString(r.leaseMillis()), r.holder(), retentionMillis, Long.toString(heldToken),
@@ -274,14 +371,24 @@ public final class RedlockDriver implements LockDriver, LockView {
             for (long[] g : grants) {
                 undoOn((int) g[0], r, g[1]); // a grant of another token than the hold's (a re-entry's own, or kept)
             }
+            if (won != r.heldToken()) {
+                RedlockStatistics.acquired();
+            }
             return CompletableFuture.completedFuture(new Acquired(true, won, holdCount, 0));
         }
         int replied = replied(tally);
+        boolean split = !tooLate && splitVote(tally, busy);
+        if (split) {
+            RedlockStatistics.splitVote();
+        }
+        // How long one round took: the time the rivals' undos take to land, and the pace of the keeper's rounds.
+        long roundMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(ticker.nanos() - sentAt));
         if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && replied >= masters.quorum()
                 && holdsFirstTaken(tally)) {
             // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
-            // replaces them) once its rivals, who do not hold the first taken master, have had a moment to undo.
-            return CompletableFuture.runAsync(() -> { }, CompletableFuture.delayedExecutor(1, TimeUnit.MILLISECONDS))
+            // replaces them) once its rivals, who do not hold the first taken master, have had a round trip to undo.
+            return CompletableFuture.runAsync(() -> { },
+                            CompletableFuture.delayedExecutor(roundMillis, TimeUnit.MILLISECONDS))
                     .thenCompose(v -> round(r, willWait, roundsLeft, keepsLeft - 1, grants));
         }
         for (long[] g : grants) {
@@ -303,14 +410,14 @@ public final class RedlockDriver implements LockDriver, LockView {
         if (admitted != null) {
             if (roundsLeft > 1) {
                 return admitted.thenCompose(atOnce -> atOnce ? round(r, willWait, roundsLeft - 1, keepsLeft, List.of())
-                        : CompletableFuture.completedFuture(notGranted(busy)));
+                        : CompletableFuture.completedFuture(notGranted(busy, roundMillis)));
             }
         }
         if (stale > 0 && roundsLeft > 1) {
             // The proposals have learned the counters: propose above them.
             return round(r, willWait, roundsLeft - 1, keepsLeft, List.of());
         }
-        return CompletableFuture.completedFuture(notGranted(busy));
+        return CompletableFuture.completedFuture(notGranted(busy, roundMillis));
     }
 
     /**
@@ -326,6 +433,24 @@ public final class RedlockDriver implements LockDriver, LockView {
             }
         }
         return false;
+    }
+
+    /**
+     * Whether a round that won nothing found the masters divided among two or more contenders (this try's grants
+     * and each other holder's token), none of them with a majority.
+     */
+    private boolean splitVote(QuorumTally<List<Long>> tally, Map<Long, List<Long>> busy) {
+        boolean mine = false;
+        for (int i = 0; i < tally.masters(); i++) {
+            List<Long> reply = tally.reply(i);
+            mine |= reply != null && answer(reply) == Answer.GRANTED;
+        }
+        for (List<Long> held : busy.values()) {
+            if (held.size() >= masters.quorum()) {
+                return false;
+            }
+        }
+        return busy.size() + (mine ? 1 : 0) >= 2;
     }
 
     /** How this try's masters without a marker are to be admitted, as far as the answers so far tell. */
@@ -373,11 +498,15 @@ public final class RedlockDriver implements LockDriver, LockView {
 
     /**
      * Not granted. If one other hold has a majority, sleep until its release is heard (or, at most, until its lease
-     * runs out on enough of its masters for a majority to be free). Otherwise it was a split
-     * vote, or a majority is not yet there for anyone: try again after a short random pause, since the contender that
-     * keeps its grants may not win, and the undone grants publish nothing that would wake this waiter.
+     * runs out on enough of its masters for a majority to be free). Otherwise it was a split vote, or a majority is
+     * not yet there for anyone: stand back while the contender that keeps its grants goes its rounds (up to
+     * {@value #KEEPS} of them, each paced by a round trip), so as not to split the masters with it again, then try
+     * after a short random pause on top, since that contender may not win and undone grants publish nothing that
+     * would wake this waiter. If it wins, its release wakes this waiter as any release does.
+     *
+     * @param roundMillis how long this try's round took, at least 1 ms
      */
-    private Acquired notGranted(Map<Long, List<Long>> busy) {
+    private Acquired notGranted(Map<Long, List<Long>> busy, long roundMillis) {
         for (List<Long> pttls : busy.values()) {
             if (pttls.size() >= masters.quorum()) {
                 // A majority is free once that many of its masters expired: those it does not hold do not suffice.
@@ -386,7 +515,7 @@ public final class RedlockDriver implements LockDriver, LockView {
                 return new Acquired(false, 0, 0, pttls.get(mustExpire - 1));
             }
         }
-        return new Acquired(false, 0, 0, jitter());
+        return new Acquired(false, 0, 0, (KEEPS + 1) * roundMillis + jitter());
     }
 
     private static long jitter() {

@@ -29,6 +29,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -235,7 +236,7 @@ class RedlockDriverTest {
     }
 
     @Test
-    void aSplitVoteThisTryDoesNotLeadIsUndoneAndRetriedAfterAShortRandomPause() {
+    void aSplitVoteThisTryDoesNotLeadIsUndoneAndRetriedOnceTheKeeperHadItsRounds() {
         calibrated();
         CompletableFuture<Acquired> acquired = attempt(true);
 
@@ -243,8 +244,15 @@ class RedlockDriverTest {
 
         Acquired refused = value(acquired);
         assertThat(refused.granted()).isFalse();
-        assertThat(refused.pttl()).isBetween(1L, 20L);
+        assertThat(refused.pttl()).as("the keeper's four rounds and its own, of at least 1 ms, and 1-20 ms")
+                .isBetween(6L, 25L);
         assertThat(undone()).containsExactly("1:" + P);
+
+        CompletableFuture<Acquired> slow = attempt(true);
+        List<Call> calls = round();
+        clock.advance(Duration.ofMillis(10));
+        answer(calls, busy(3_000, 9), granted(P + 1, 1), busy(3_000, 10));
+        assertThat(value(slow).pttl()).as("paced by the round trip: 5 x 10 ms and 1-20 ms").isBetween(51L, 70L);
     }
 
     @Test
@@ -401,8 +409,135 @@ class RedlockDriverTest {
         assertThat(quorum.calls(LockCalls.KEEP)).isEmpty();
     }
 
+    // ---- handing over to a local waiter ----
+
+    private static final String NEXT = "inst-a:L2";
+
+    private static List<Long> handed(long token) {
+        return List.of(1L, token, 0L, TIME);
+    }
+
+    private static List<Long> handStale(long counter) {
+        return List.of(-1L, counter, 0L, TIME);
+    }
+
+    private static List<Long> notHere() {
+        return List.of(-2L, 0L, 0L, TIME);
+    }
+
+    /** {@link #OWNER}'s hold with token 77 handed to {@link #NEXT}, with a 30 s lease, after calibration. */
+    private CompletableFuture<Long> handOver() {
+        calibrated();
+        return redlock.handoff(hold(redlock, KEYS, OWNER, 77),
+                request(redlock, KEYS, NEXT, 1, 30_000, 0, ticker.nanos()));
+    }
+
+    /** Every call but the acquire rounds of the calibration and the handover itself, as "master:script:args". */
+    private List<String> cleanups() {
+        return quorum.masters.stream().flatMap(m -> Stream.of(LockCalls.RELEASE, LockCalls.KEEP, RedlockDriver.UNDO)
+                .flatMap(script -> m.calls(script).stream().map(c -> quorum.masters.indexOf(m) + ":"
+                        + script.file().replace("/dev/baton/lua/", "").replace(".lua", "") + ":"
+                        + String.join(",", c.args)))).toList();
+    }
+
     @Test
-    void aHandoffIsAReleaseThatPublishesAndLetsTheLocalWaiterTry() {
+    void aHandoffGivesTheLocalWaiterTheHoldOnEveryMasterInOneRoundWithANewProposal() {
+        RedlockStatistics.Counts before = RedlockStatistics.snapshot();
+        CompletableFuture<Long> token = handOver();
+
+        List<Call> calls = quorum.next(RedlockDriver.HANDOFF);
+        assertThat(calls).allSatisfy(c -> {
+            assertThat(c.keys).containsExactly(KEYS.lock(), KEYS.counter());
+            assertThat(c.args).containsExactly(OWNER, "77", NEXT, "30000", HOLDER, "86400000", Long.toString(P));
+        });
+        answer(calls, handed(P), handed(P));
+        assertThat(value(token)).isEqualTo(P);
+        calls.get(2).reply(handed(P));
+
+        assertThat(cleanups()).as("a late handover is part of the new hold; nothing is released").isEmpty();
+        RedlockStatistics.Counts counted = RedlockStatistics.snapshot().minus(before);
+        assertThat(counted.handovers()).isEqualTo(1);
+        assertThat(counted.rounds()).as("the calibration's two rounds and the handover").isEqualTo(3);
+    }
+
+    @Test
+    void aHandoffThatAMinorityRefusesOrNeverAnswersLeavesNoOldHoldBehindThere() {
+        CompletableFuture<Long> token = handOver();
+
+        answer(quorum.next(RedlockDriver.HANDOFF), handed(P), handStale(P + 50), handed(P));
+
+        assertThat(value(token)).isEqualTo(P);
+        assertThat(cleanups()).as("the old hold expires at once, quietly, where it was not handed")
+                .containsExactly("1:lock-keep:1," + OWNER + ",77");
+
+        CompletableFuture<Long> next = redlock.handoff(hold(redlock, KEYS, NEXT, P),
+                request(redlock, KEYS, OWNER, 1, 30_000, 0, ticker.nanos()));
+        List<Call> calls = quorum.next(RedlockDriver.HANDOFF);
+        assertThat(Long.parseLong(calls.get(0).args.get(6))).as("above the counter it was told about")
+                .isGreaterThan(P + 50);
+        answer(calls, handed(P + 51), handed(P + 51),
+                new RedisCommandTimeoutException("Command timed out after 1 second(s)"));
+        assertThat(value(next)).isEqualTo(P + 51);
+        assertThat(cleanups()).as("a handover that may still run there joins the hold; the old hold expires behind it")
+                .contains("2:lock-keep:1," + NEXT + "," + P).noneMatch(c -> c.contains("redlock-undo"));
+    }
+
+    @Test
+    void aHandoffWithoutAMajorityReleasesWhatIsLeftOfBothHoldsAndAnnouncesItSoWaitersTry() {
+        CompletableFuture<Long> token = handOver();
+
+        answer(quorum.next(RedlockDriver.HANDOFF), handed(P), notHere(), handStale(P + 50));
+
+        assertThat(value(token)).as("released instead: the local waiter tries on its own").isZero();
+        assertThat(cleanups()).containsExactlyInAnyOrder(
+                "0:lock-release:" + NEXT + "," + P + "," + KEYS.channel() + ",1,0,released " + P,
+                "2:lock-release:" + OWNER + ",77," + KEYS.channel() + ",1,0,released 77");
+    }
+
+    @Test
+    void aHandoffWhereAMajorityNoLongerHadTheHoldSaysItWasLostAndReleasesALateHandover() {
+        CompletableFuture<Long> token = handOver();
+
+        List<Call> calls = quorum.next(RedlockDriver.HANDOFF);
+        answer(calls, notHere(), notHere());
+        assertThat(value(token)).isEqualTo(-1);
+
+        calls.get(2).reply(handed(P));
+        assertThat(cleanups()).containsExactly(
+                "2:lock-release:" + NEXT + "," + P + "," + KEYS.channel() + ",1,0,released " + P);
+    }
+
+    @Test
+    void aHandoffTooFewMastersAnsweredIsUnavailableAndIsUndoneWhereItMayStillRun() {
+        CompletableFuture<Long> token = handOver();
+
+        answer(quorum.next(RedlockDriver.HANDOFF), handed(P),
+                new RedisCommandTimeoutException("Command timed out after 1 second(s)"), unreachable());
+
+        assertThat(failure(token)).isInstanceOf(BatonUnavailableException.class)
+                .hasMessageStartingWith("Redlock 'orders': only 1 of 3 masters answered the handover (2 needed)");
+        assertThat(cleanups()).containsExactlyInAnyOrder(
+                "0:lock-release:" + NEXT + "," + P + "," + KEYS.channel() + ",1,0,released " + P,
+                "1:lock-keep:1," + OWNER + ",77", "1:redlock-undo:" + NEXT + "," + P,
+                "2:lock-keep:1," + OWNER + ",77", "2:redlock-undo:" + NEXT + "," + P);
+    }
+
+    @Test
+    void aHandoffAMajorityConfirmedPastTheNewHoldsValidityIsReleased() {
+        CompletableFuture<Long> token = handOver();
+        List<Call> calls = quorum.next(RedlockDriver.HANDOFF);
+
+        clock.advance(Duration.ofMillis(VALIDITY_MILLIS));
+        answer(calls, handed(P), handed(P));
+
+        assertThat(value(token)).isZero();
+        assertThat(cleanups()).containsExactlyInAnyOrder(
+                "0:lock-release:" + NEXT + "," + P + "," + KEYS.channel() + ",1,0,released " + P,
+                "1:lock-release:" + NEXT + "," + P + "," + KEYS.channel() + ",1,0,released " + P);
+    }
+
+    @Test
+    void aHandoffBeforeAnyMasterWasHeardIsAReleaseThatPublishes() {
         CompletableFuture<Long> released = redlock.handoff(hold(redlock, KEYS, OWNER, 77), request(redlock, KEYS));
 
         List<Call> calls = quorum.next(LockCalls.RELEASE);
