@@ -36,6 +36,16 @@ local function sem_holder(entry)
   return token, tonumber(permits)
 end
 
+-- Writes the permits held after a holder left; a semaphore nobody holds keeps no holders hash at all.
+local function sem_set_used(holders, st)
+  if st.used > 0 then
+    redis.call('HSET', holders, 'used', st.used)
+  else
+    redis.call('DEL', holders)
+    st.horizon = 0
+  end
+end
+
 -- The holders' state as one table: used, until (numbers) and mine, the entry of owner (nil if it holds nothing), read
 -- with one HMGET; then every holder whose lease ran out by now is removed (their permits come back: one
 -- ZRANGEBYSCORE when none did). st.used is written back only when something was removed; otherwise the caller's own
@@ -59,23 +69,8 @@ local function sem_state(holders, expiry, now, owner)
     end
   end
   redis.call('ZREMRANGEBYSCORE', expiry, '-inf', now)
-  if st.used > 0 then
-    redis.call('HSET', holders, 'used', st.used)
-  else
-    redis.call('DEL', holders)
-    st.horizon = 0
-  end
+  sem_set_used(holders, st)
   return st
-end
-
--- Writes the permits held after a holder left; a semaphore nobody holds keeps no holders hash at all.
-local function sem_set_used(holders, st)
-  if st.used > 0 then
-    redis.call('HSET', holders, 'used', st.used)
-  else
-    redis.call('DEL', holders)
-    st.horizon = 0
-  end
 end
 
 -- A lease ending at now + lease is about to be written: if it ends after the horizon, moves the horizon to

@@ -159,7 +159,7 @@ class SemaphoreScriptsIT {
     @Test
     void permitsOfALeaseThatRanOutGoToTheQueueBeforeANewcomer() throws Exception {
         acquire("a", 1, 50, 1, false);
-        acquire("w1", 1, 10_000, 1, true);
+        acquire("w1", 1, 10_000, 1, true, "120000"); // alive for longer than the wait below may take
         await().atMost(Duration.ofSeconds(30)).until(() -> inspect(false).get(1).equals(0L)); // a's lease ran out
         assertThat(acquire("x", 1, 10_000, 1, false).get(0)).as("w1 is served first").isZero();
         List<String> handed = messagesUntilNow();
