@@ -64,7 +64,7 @@ local entry
 local queued = false
 if ARGV[7] == '1' then
   entry = string.format('%d', now + ttl) .. ' ' .. ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[4]
-  queued = redis.call('HEXISTS', KEYS[5], ARGV[1]) == 1
+  queued = redis.call('HMGET', KEYS[5], ARGV[1])[1] ~= false
   if queued then
     redis.call('HSET', KEYS[5], ARGV[1], entry)
   end

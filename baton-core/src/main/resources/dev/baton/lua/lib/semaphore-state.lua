@@ -13,7 +13,8 @@
 --                      writes when permits are handed to it
 --
 -- Cost: what an acquisition or a release reads is a fixed set of fields (HMGET), the expired leases (ZRANGEBYSCORE
--- up to now: empty unless some ran out) and the head of the queue (ZRANGE 0 0), never every holder or waiter.
+-- up to now: empty unless some ran out) and the head of the queue (ZRANGE 0 0), never every holder or waiter. Hash
+-- fields are read with HMGET only (docs/acl.md grants no HGET or HEXISTS).
 --
 -- Needs lib/notify.lua and lib/mint-token.lua in front of it (sem_hand_on publishes and mints).
 
@@ -58,7 +59,7 @@ local function sem_state(holders, expiry, now, owner)
     return st
   end
   for i = 1, #gone do
-    local entry = redis.call('HGET', holders, gone[i])
+    local entry = redis.call('HMGET', holders, gone[i])[1]
     if entry then
       local _, permits = sem_holder(entry)
       st.used = st.used - permits
@@ -110,7 +111,7 @@ local function sem_head(queue, waiters, now)
     if not head then
       return nil
     end
-    local entry = redis.call('HGET', waiters, head)
+    local entry = redis.call('HMGET', waiters, head)[1]
     if entry then
       local deadline, permits, lease, holder = string.match(entry, '^(%d+) (%d+) (%d+) (.*)$')
       if deadline and tonumber(deadline) > now then
