@@ -196,6 +196,46 @@ class SemaphoreIT {
         assertThat(tokens).as("waiter i's token, by arrival").isSorted().doesNotHaveDuplicates();
     }
 
+    /**
+     * Permits that are free are used: a release hands what it frees to as many waiters, in queue order, as it
+     * satisfies, each told in its message, so they hold at the same time without another try of their own (before,
+     * a release woke only the first waiter, whose grant woke the next, one round trip after another).
+     */
+    @OnEveryTopology
+    void aReleaseHandsItsPermitsToEveryWaiterTheySatisfyAndTheyHoldAtOnce() throws Exception {
+        DistributedSemaphore semaphore = baton.semaphore("wide", 4);
+        Lease blocker = semaphore.acquire(4, Duration.ZERO);
+        int[] wants = {1, 2, 1, 2};
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < wants.length; i++) {
+            waiters.add((i % 2 == 0 ? baton : other).semaphore("wide", 4).acquireAsync(wants[i], LONG));
+            int queued = i + 1;
+            await().atMost(LONG).until(() -> semaphore.inspect().waiting() == queued);
+        }
+
+        blocker.release();
+        // 4 permits free: the first three waiters (1 + 2 + 1) hold together; the fourth (2) must wait.
+        await().atMost(LONG).until(() -> waiters.get(0).isDone() && waiters.get(1).isDone()
+                && waiters.get(2).isDone());
+        SemaphoreInfo info = semaphore.inspect();
+        assertThat(info.holders()).as("three waiters hold at once").hasSize(3);
+        assertThat(info.availablePermits()).isZero();
+        assertThat(info.waiting()).isEqualTo(1);
+        assertThat(waiters.get(3)).isNotDone();
+        List<Long> tokens = waiters.subList(0, 3).stream().map(f -> f.join().fencingToken()).toList();
+        assertThat(tokens).as("granted in queue order").isSorted().doesNotHaveDuplicates();
+
+        // The 2-permit lease returns: the last waiter holds beside the two 1-permit leases.
+        waiters.get(1).join().release();
+        Lease last = waiters.get(3).get(1, TimeUnit.MINUTES);
+        assertThat(semaphore.inspect().holders()).hasSize(3);
+        assertThat(semaphore.availablePermits()).isZero();
+        last.release();
+        waiters.get(0).join().release();
+        waiters.get(2).join().release();
+        assertThat(semaphore.availablePermits()).isEqualTo(4);
+    }
+
     @OnEveryTopology
     void theTotalIsSetDeliberatelyAndNeverByARelease() throws Exception {
         DistributedSemaphore semaphore = baton.semaphore("cap", 2);

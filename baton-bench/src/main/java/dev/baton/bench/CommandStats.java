@@ -85,6 +85,12 @@ final class CommandStats {
         return calls;
     }
 
+    /** Microseconds Redis reports for the scripts (which include the commands they run), summed. */
+    long scriptUsec() {
+        return usec.entrySet().stream().filter(e -> SCRIPTS.contains(e.getKey())).mapToLong(Map.Entry::getValue)
+                .sum();
+    }
+
     long total() {
         return calls.values().stream().mapToLong(Long::longValue).sum();
     }

@@ -1,10 +1,10 @@
 -- Acquire n permits of a semaphore with expiring permits, or join (or keep a place in) its queue of waiters.
 --
 -- KEYS[1]  semaphore hash: total, seq (see lib/semaphore-state.lua and docs/semaphore.md)
--- KEYS[2]  holders hash: used, <owner> -> "<token> <permits> <holder>"
+-- KEYS[2]  holders hash: used, until, <owner> -> "<token> <permits> <holder>"
 -- KEYS[3]  lease expiry of each holder (sorted set, ms of Redis time)
 -- KEYS[4]  queue of waiters (sorted set by arrival)
--- KEYS[5]  waiters hash: <owner> -> "<deadline ms> <permits>"
+-- KEYS[5]  waiters hash: <owner> -> "<deadline ms> <permits> <lease ms> <holder>"
 -- KEYS[6]  fencing counter: the last token issued for this name
 -- ARGV[1]  owner id of the new lease: "<baton instance>:L<lease number>"
 -- ARGV[2]  permits wanted, at least 1
@@ -23,57 +23,58 @@
 --                    if that is what the caller waits for, else 0 (no hint)
 --        {-1, total} never: the semaphore has fewer permits in total than asked for (the caller leaves the queue)
 --
--- Fair: permits go to the head of the queue first. A request is granted only if enough permits are free and no live
--- waiter is ahead of it, so a waiter for many permits is never overtaken by a stream of small requests, and a single
--- try does not jump the queue either. A waiter that stops trying (it died, or its process hangs) drops out once its
--- deadline passes. Expired leases are purged first, so their permits count as free.
+-- Fair: permits go to the head of the queue first. Free permits are handed to the waiters at the head, in order, as
+-- long as they fit (lib/semaphore-state.lua, sem_hand_on), before the caller is considered; so a request is granted
+-- only if enough permits are free and no live waiter is ahead of it, a waiter for many permits is never overtaken by
+-- a stream of small requests, and a single try does not jump the queue either. A waiter that stops trying (it died,
+-- or its process hangs) drops out once its deadline passes. Expired leases are purged first, so their permits count
+-- as free.
+--
+-- Claim: an owner that already holds permits was granted them by a try whose reply never came or by a handoff whose
+-- message it missed: it gets that grant (same token, counted once) with its lease counted from now.
 local now = sem_now()
 local want = tonumber(ARGV[2])
 local lease = tonumber(ARGV[3])
-local retention = tonumber(ARGV[5])
+local k = {semaphore = KEYS[1], holders = KEYS[2], expiry = KEYS[3], queue = KEYS[4], waiters = KEYS[5],
+           counter = KEYS[6], retention = tonumber(ARGV[5]), channel = ARGV[9], sharded = ARGV[10]}
 local total = tonumber(redis.call('HMGET', KEYS[1], 'total')[1])
 if not total then
   -- New: the total comes from the caller (Baton.semaphore(name, permits)); later callers keep it.
   total = tonumber(ARGV[6])
   redis.call('HSET', KEYS[1], 'total', ARGV[6])
-  redis.call('PEXPIRE', KEYS[1], retention)
+  redis.call('PEXPIRE', KEYS[1], k.retention)
 end
 if want > total then
   redis.call('ZREM', KEYS[4], ARGV[1])
   redis.call('HDEL', KEYS[5], ARGV[1])
   return {-1, total}
 end
-local used = sem_purge_holders(KEYS[2], KEYS[3], now)
+local st = sem_state(KEYS[2], KEYS[3], now, ARGV[1])
+if st.mine then
+  redis.call('ZADD', KEYS[3], 'GT', now + lease, ARGV[1])
+  sem_keep(k, st, now, lease)
+  local token = sem_holder(st.mine)
+  return {1, tonumber(token), total}
+end
 -- A waiter is in the queue exactly when it has an entry in the waiters hash (the scripts change both together). One
 -- that tries is alive: its deadline moves on before dead waiters are looked for, so a waiter that was slow to come
 -- back keeps its place unless another script found it overdue first.
 local ttl = tonumber(ARGV[8])
-local entry = string.format('%d', now + ttl) .. ' ' .. ARGV[2]
-local queued = redis.call('HMGET', KEYS[5], ARGV[1])[1]
-if queued then
-  redis.call('HSET', KEYS[5], ARGV[1], entry)
+local entry
+local queued = false
+if ARGV[7] == '1' then
+  entry = string.format('%d', now + ttl) .. ' ' .. ARGV[2] .. ' ' .. ARGV[3] .. ' ' .. ARGV[4]
+  queued = redis.call('HMGET', KEYS[5], ARGV[1])[1] ~= false
+  if queued then
+    redis.call('HSET', KEYS[5], ARGV[1], entry)
+  end
 end
-local head = sem_head(KEYS[4], KEYS[5], now)
-if (not head or head == ARGV[1]) and total - used >= want then
-  local mine = redis.call('HMGET', KEYS[2], ARGV[1])[1]
-  if mine then
-    -- An earlier grant to this very owner whose reply never arrived: replaced, never counted twice.
-    local _, permits = sem_holder(mine)
-    used = used - permits
-  end
-  local token, number = mint_token(KEYS[6], ARGV[5]) -- lib/mint-token.lua, prepended when the script is loaded
-  redis.call('HSET', KEYS[2], ARGV[1], token .. ' ' .. ARGV[2] .. ' ' .. ARGV[4], 'used', used + want)
-  redis.call('ZADD', KEYS[3], now + lease, ARGV[1])
-  sem_extend(KEYS[2], lease)
-  sem_extend(KEYS[3], lease)
-  -- The total outlives the last lease by the retention, so a release never makes the semaphore "new" again.
-  sem_extend(KEYS[1], lease + retention)
-  if head then
-    redis.call('ZREM', KEYS[4], ARGV[1])
-    redis.call('HDEL', KEYS[5], ARGV[1])
-    -- Permits may be left for the next waiter (several came back at once): wake it, and it wakes the one after.
-    sem_wake_head(KEYS[4], KEYS[5], now, total - used - want, ARGV[9], ARGV[10])
-  end
+local head = sem_hand_on(k, st, now, total, ARGV[1])
+if st.granted then
+  return {1, st.granted, total}
+end
+if not head and total - st.used >= want then
+  local _, number = sem_grant(k, st, ARGV[1], want, lease, ARGV[4], now)
   return {1, number, total}
 end
 if ARGV[7] == '1' then

@@ -12,22 +12,19 @@
 -- ran out (its permits may be someone else's by now, so it is never revived) or it was released.
 local now = sem_now()
 local lease = tonumber(ARGV[1])
-local keep = lease + tonumber(ARGV[2])
+local retention = tonumber(ARGV[2])
 local result = {}
 for i = 1, #KEYS / 3 do
-  local semaphore, holders, expiry = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]
+  local k = {semaphore = KEYS[3 * i - 2], holders = KEYS[3 * i - 1], expiry = KEYS[3 * i], retention = retention}
   local owner = ARGV[2 * i + 1]
-  sem_purge_holders(holders, expiry, now)
-  local entry = redis.call('HMGET', holders, owner)[1]
+  local st = sem_state(k.holders, k.expiry, now, owner)
   local token
-  if entry then
-    token = sem_holder(entry)
+  if st.mine then
+    token = sem_holder(st.mine)
   end
-  if owns(entry and owner, token, owner, ARGV[2 * i + 2]) then
-    redis.call('ZADD', expiry, 'GT', now + lease, owner) -- GT: never pulls a lease end in
-    sem_extend(holders, lease)
-    sem_extend(expiry, lease)
-    sem_extend(semaphore, keep)
+  if owns(st.mine and owner, token, owner, ARGV[2 * i + 2]) then
+    redis.call('ZADD', k.expiry, 'GT', now + lease, owner) -- GT: never pulls a lease end in
+    sem_keep(k, st, now, lease)
     result[i] = 1
   else
     result[i] = 0

@@ -9,7 +9,6 @@ import dev.baton.internal.engine.Hold;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.LockView;
-import dev.baton.internal.engine.ReleaseNotifications;
 import dev.baton.internal.engine.Replies;
 import dev.baton.internal.engine.Watchdog;
 import dev.baton.internal.runtime.Identity;
@@ -42,11 +41,14 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
                       SemaphoreTotals totals) implements LockDriver, LockView {
 
     static final Script ACQUIRE = Script.list("semaphore-acquire", "owns", "notify", "mint-token", "semaphore-state");
-    static final Script RELEASE = Script.integer("semaphore-release", "owns", "notify", "semaphore-state");
-    static final Script RENEW = Script.list("semaphore-renew", "owns", "notify", "semaphore-state");
-    static final Script ABANDON = Script.list("semaphore-abandon", "notify", "semaphore-state").inOrder();
-    static final Script SET_PERMITS = Script.integer("semaphore-set-permits", "notify", "semaphore-state");
-    static final Script INSPECT = Script.list("semaphore-inspect", "notify", "semaphore-state");
+    static final Script RELEASE = Script.integer("semaphore-release", "owns", "notify", "mint-token",
+            "semaphore-state");
+    static final Script RENEW = Script.list("semaphore-renew", "owns", "notify", "mint-token", "semaphore-state");
+    static final Script ABANDON = Script.list("semaphore-abandon", "notify", "mint-token", "semaphore-state")
+            .inOrder();
+    static final Script SET_PERMITS = Script.integer("semaphore-set-permits", "notify", "mint-token",
+            "semaphore-state");
+    static final Script INSPECT = Script.list("semaphore-inspect", "notify", "mint-token", "semaphore-state");
 
     /**
      * The driver for one engine's semaphores with this initial total. A waiter's place in the queue lasts as long as
@@ -107,8 +109,7 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
         LockKeys k = r.keys();
-        String[] keys = {k.lock(), holders(k), expiry(k), queue(k), waiters(k), k.counter()};
-        return gateway.<List<Long>>run(ACQUIRE, keys, r.owner(),
+        return gateway.<List<Long>>run(ACQUIRE, sixKeys(k), r.owner(),
                 Integer.toString(r.permits()), Long.toString(r.leaseMillis()), r.holder(),
                 Long.toString(tokenRetentionMillis), Integer.toString(initialPermits), willWait ? "1" : "0",
                 Long.toString(waiterTtlMillis), k.channel(), sharded()).thenApply(reply -> {
@@ -128,15 +129,16 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
     }
 
     /**
-     * {@code semaphore-release.lua}: returns the lease's permits and wakes the first waiter if it can have its
-     * permits now. Waiters are known to Redis (the queue), so {@code publish} is not needed.
+     * {@code semaphore-release.lua}: returns the lease's permits and hands the permits now free to the first
+     * waiters they satisfy, in queue order, telling each {@code "<owner> <token>"}. Waiters are known to Redis (the
+     * queue), so {@code publish} is not needed.
      *
      * @return 0 if released, -1 if the lease was gone (nothing changed)
      */
     @Override
     public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return gateway.run(RELEASE, fiveKeys(keys), owner, Long.toString(token),
-                keys.channel(), sharded());
+        return gateway.run(RELEASE, sixKeys(keys), owner, Long.toString(token),
+                keys.channel(), sharded(), Long.toString(tokenRetentionMillis));
     }
 
     /** {@code semaphore-renew.lua}: extends the leases of the batch whose owner and token still match. */
@@ -157,24 +159,35 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
         return gateway.<List<Long>>run(RENEW, keys, args).thenApply(Replies::renewed);
     }
 
-    /** The named waiter's message is for it alone; "released" and "all" are for anyone (see the scripts). */
+    /**
+     * A handoff, {@code "<owner> <token>"}: permits granted to that owner by a release (or by another script that
+     * found them free), so its attempt takes them without another round trip; the token, for that owner's waiter,
+     * and -1 for every other. "released" and "all" are a reason for anyone to try (see the scripts).
+     */
     @Override
     public long grantIn(String message, AcquireRequest request) {
-        if (message.equals(ReleaseNotifications.RELEASED) || message.equals(ReleaseNotifications.WAKE_ALL)) {
-            return 0;
+        String owner = request.owner();
+        int length = owner.length();
+        if (message.length() > length + 1 && message.charAt(length) == ' ' && message.startsWith(owner)) {
+            try {
+                return Long.parseLong(message, length + 1, message.length(), 10);
+            } catch (NumberFormatException e) {
+                return -1;
+            }
         }
-        return message.equals(request.owner()) ? 0 : -1;
+        return message.indexOf(' ') >= 0 ? -1 : 0;
     }
 
     /**
-     * {@code semaphore-abandon.lua}: leaves the queue; wakes the next waiter if this one was first; reports permits
-     * of this owner that a try whose reply never came granted.
+     * {@code semaphore-abandon.lua}: leaves the queue; hands on the permits this lets through to the waiters
+     * behind; reports permits of this owner that a try whose reply never came, or a handoff it never took, granted.
      */
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         LockKeys k = request.keys();
-        return gateway.<List<Long>>run(ABANDON, fiveKeys(k), request.owner(), k.channel(),
-                sharded(), Long.toString(request.heldToken())).thenApply(Replies::orphanIn);
+        return gateway.<List<Long>>run(ABANDON, sixKeys(k), request.owner(), k.channel(),
+                sharded(), Long.toString(request.heldToken()), Long.toString(tokenRetentionMillis))
+                .thenApply(Replies::orphanIn);
     }
 
     /**
@@ -219,9 +232,7 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
     }
 
     private CompletableFuture<List<Object>> inspectScript(LockKeys keys, boolean holders) {
-        return gateway.run(INSPECT, new String[] {keys.lock(), holders(keys), expiry(keys), queue(keys),
-                waiters(keys), keys.counter()},
-                holders ? "1" : "0");
+        return gateway.run(INSPECT, sixKeys(keys), holders ? "1" : "0");
     }
 
     private int total(LockKeys keys, List<Object> reply) {
@@ -241,8 +252,9 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
                 Duration.ofMillis(Math.max(0, remainingMillis)), Long.parseLong(f[0]));
     }
 
-    private static String[] fiveKeys(LockKeys k) {
-        return new String[] {k.lock(), holders(k), expiry(k), queue(k), waiters(k)};
+    /** The five keys of a semaphore's state and its fencing counter, in the order the scripts take them. */
+    private static String[] sixKeys(LockKeys k) {
+        return new String[] {k.lock(), holders(k), expiry(k), queue(k), waiters(k), k.counter()};
     }
 
     /** Whether any permit is held right now. */

@@ -112,13 +112,14 @@ class SemaphoreCallsTest {
     }
 
     @Test
-    void aReleaseSendsFiveKeysOwnerTokenChannelAndPublishModeWhateverThePublishFlag() {
+    void aReleaseSendsSixKeysOwnerTokenChannelPublishModeAndRetentionWhateverThePublishFlag() {
         CompletableFuture<Long> released = semaphore.release(KEYS, OWNER, 7, true);
         semaphore.release(KEYS, OWNER, 7, false);
 
         List<FakeTransport.Call> calls = redis.calls(SemaphoreCalls.RELEASE);
-        assertThat(calls.get(0).keys).containsExactlyElementsOf(fiveKeys());
-        assertThat(calls.get(0).args).containsExactly(OWNER, "7", KEYS.channel(), "0");
+        assertThat(calls.get(0).keys).as("the counter too: a release mints the tokens of the permits it hands on")
+                .containsExactlyElementsOf(sixKeys());
+        assertThat(calls.get(0).args).containsExactly(OWNER, "7", KEYS.channel(), "0", "86400000");
         assertThat(calls.get(1).args).isEqualTo(calls.get(0).args);
         calls.get(0).reply(-1L);
         assertThat(value(released)).isEqualTo(-1);
@@ -143,18 +144,23 @@ class SemaphoreCallsTest {
     void anAbandonLeavesTheQueueAndReadsTheOrphanedLease() {
         CompletableFuture<Long> orphan = semaphore.abandon(request(semaphore, KEYS, OWNER, 2, 30_000, 5, 0), true);
 
-        FakeTransport.Call call = redis.next(SemaphoreCalls.ABANDON, fiveKeys(), OWNER, KEYS.channel(), "0", "5");
+        FakeTransport.Call call = redis.next(SemaphoreCalls.ABANDON, sixKeys(), OWNER, KEYS.channel(), "0", "5",
+                "86400000");
         call.reply(List.of(1L, 9L));
         assertThat(value(orphan)).isEqualTo(9);
     }
 
     @Test
-    void aWaiterTakesTheMessagesForAnyoneAndTheOneNamingItButNotOneNamingAnother() {
+    void aWaiterTakesTheMessagesForAnyoneAndTheHandoffNamingItButNotOneNamingAnother() {
         AcquireRequest r = threePermits();
         assertThat(semaphore.grantIn("released", r)).isZero();
         assertThat(semaphore.grantIn("all", r)).isZero();
-        assertThat(semaphore.grantIn(OWNER, r)).isZero();
-        assertThat(semaphore.grantIn("inst-b:L4", r)).isEqualTo(-1);
+        assertThat(semaphore.grantIn(OWNER + " 1700000000000042", r)).as("permits handed to this waiter: its token")
+                .isEqualTo(1_700_000_000_000_042L);
+        assertThat(semaphore.grantIn("inst-b:L4 1700000000000042", r)).isEqualTo(-1);
+        assertThat(semaphore.grantIn(OWNER + "0 12", r)).as("an owner id that merely starts with this one")
+                .isEqualTo(-1);
+        assertThat(semaphore.grantIn(OWNER + " x", r)).as("garbled: not a grant").isEqualTo(-1);
     }
 
     @Test

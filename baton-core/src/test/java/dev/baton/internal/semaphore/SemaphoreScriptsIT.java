@@ -75,8 +75,10 @@ class SemaphoreScriptsIT {
         assertThat(commands.hgetall(s)).containsEntry("total", "3");
         assertThat(commands.hgetall(s + ":holders")).containsEntry("used", "2")
                 .containsEntry("a", token + " 2 holder of a");
-        assertThat(commands.pttl(s + ":holders")).isBetween(5_000L, 10_000L);
-        assertThat(commands.pttl(s + ":expiry")).isBetween(5_000L, 10_000L);
+        assertThat(commands.hget(s + ":holders", "until")).as("the horizon: twice the lease from the grant")
+                .isNotNull();
+        assertThat(commands.pttl(s + ":holders")).isBetween(15_000L, 20_000L);
+        assertThat(commands.pttl(s + ":expiry")).isBetween(15_000L, 20_000L);
         assertThat(commands.pttl(s)).as("the total outlives the lease by the retention").isBetween(65_000L, 70_000L);
         assertThat(commands.get(keys.counter())).isEqualTo(Long.toString(token));
 
@@ -108,38 +110,62 @@ class SemaphoreScriptsIT {
         assertThat(acquire("w1", 2, 10_000, 2, true).get(0)).isZero();
         assertThat(acquire("w2", 1, 10_000, 2, true).get(0)).isZero();
         assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w1", "w2");
-        assertThat(commands.hget(s + ":waiters", "w1")).endsWith(" 2");
+        assertThat(commands.hget(s + ":waiters", "w1")).as("what a handoff to w1 writes")
+                .endsWith(" 2 10000 holder of w1");
         assertThat(commands.pttl(s + ":queue")).isBetween(5_000L, 10_000L);
 
         assertThat(release("a", a)).isZero();
-        assertThat(messagesUntilNow()).as("the first waiter is woken, by name").containsExactly("w1");
-        assertThat(acquire("w2", 1, 10_000, 2, true)).as("w1 is ahead").containsExactly(0L, 0L);
-        assertThat(acquire("x", 1, 10_000, 2, false)).as("a single try does not jump the queue")
-                .containsExactly(0L, 0L);
-        List<Long> w1 = acquire("w1", 2, 10_000, 2, true);
-        assertThat(w1.get(0)).isEqualTo(1L);
+        List<String> handed = messagesUntilNow();
+        assertThat(handed).as("the release hands both permits to the first waiter, by name, with its token")
+                .hasSize(1);
+        assertThat(handed.get(0)).startsWith("w1 ");
+        long w1 = Long.parseLong(handed.get(0).substring(3));
+        assertThat(w1).isGreaterThan(a);
+        assertThat(commands.hget(s + ":holders", "w1")).isEqualTo(w1 + " 2 holder of w1");
         assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w2");
         assertThat(commands.hexists(s + ":waiters", "w1")).isFalse();
-        assertThat(messagesUntilNow()).as("no permit left for w2").isEmpty();
+        assertThat(acquire("w2", 1, 10_000, 2, true).get(0)).as("no permit left for w2").isZero();
+        assertThat(acquire("x", 1, 10_000, 2, false)).as("a single try does not jump the queue")
+                .containsExactly(0L, 0L);
+        assertThat(acquire("w1", 2, 10_000, 2, true)).as("a try of w1 finds the permits handed to it")
+                .containsExactly(1L, w1, 2L);
 
-        assertThat(release("w1", w1.get(1))).isZero();
-        assertThat(messagesUntilNow()).containsExactly("w2");
-        assertThat(acquire("w2", 1, 10_000, 2, true).get(0)).isEqualTo(1L);
+        assertThat(release("w1", w1)).isZero();
+        handed = messagesUntilNow();
+        assertThat(handed).hasSize(1);
+        assertThat(handed.get(0)).startsWith("w2 ");
         assertThat(commands.exists(s + ":queue", s + ":waiters")).isZero();
     }
 
     @Test
-    void permitsLeftOverWakeTheNextWaiterInTurn() throws Exception {
+    void aReleaseHandsTheFreePermitsToAsManyWaitersAsTheySatisfyInOrder() throws Exception {
         long a = acquire("a", 3, 10_000, 3, false).get(1);
         acquire("w1", 1, 10_000, 3, true);
         acquire("w2", 1, 10_000, 3, true);
         acquire("w3", 2, 10_000, 3, true);
+        acquire("w4", 1, 10_000, 3, true);
         release("a", a);
-        assertThat(messagesUntilNow()).containsExactly("w1");
-        acquire("w1", 1, 10_000, 3, true);
-        assertThat(messagesUntilNow()).as("w1's grant wakes w2, for whom a permit is left").containsExactly("w2");
-        acquire("w2", 1, 10_000, 3, true);
-        assertThat(messagesUntilNow()).as("one permit left, w3 needs two").isEmpty();
+        List<String> handed = messagesUntilNow();
+        assertThat(handed).as("w1 and w2 at once; one permit left, w3 needs two, and w4 does not overtake it")
+                .hasSize(2);
+        assertThat(handed.get(0)).startsWith("w1 ");
+        assertThat(handed.get(1)).startsWith("w2 ");
+        assertThat(Long.parseLong(handed.get(1).substring(3))).isGreaterThan(Long.parseLong(handed.get(0).substring(3)));
+        assertThat(commands.hget(s + ":holders", "used")).isEqualTo("2");
+        assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w3", "w4");
+        assertThat(inspect(true).subList(0, 3)).containsExactly(3L, 2L, 2L);
+    }
+
+    @Test
+    void permitsOfALeaseThatRanOutGoToTheQueueBeforeANewcomer() throws Exception {
+        acquire("a", 1, 50, 1, false);
+        acquire("w1", 1, 10_000, 1, true, "120000"); // alive for longer than the wait below may take
+        await().atMost(Duration.ofSeconds(30)).until(() -> inspect(false).get(1).equals(0L)); // a's lease ran out
+        assertThat(acquire("x", 1, 10_000, 1, false).get(0)).as("w1 is served first").isZero();
+        List<String> handed = messagesUntilNow();
+        assertThat(handed).hasSize(1);
+        assertThat(handed.get(0)).startsWith("w1 ");
+        assertThat(commands.hget(s + ":holders", "w1")).startsWith(handed.get(0).substring(3) + " 1 ");
     }
 
     @Test
@@ -148,14 +174,17 @@ class SemaphoreScriptsIT {
         assertThat(acquire("quitter", 1, 10_000, 1, true, "50").get(0)).isZero();
         assertThat(acquire("w2", 1, 10_000, 1, true).get(0)).isZero();
         await().atMost(Duration.ofSeconds(30)).until(() -> inspect(true).get(2).equals(1L)); // quitter's 50 ms ran out
+        acquire("w3", 1, 10_000, 1, true);
         assertThat(release("a", a)).isZero();
-        assertThat(messagesUntilNow()).as("the dead first waiter is skipped").containsExactly("w2");
-        assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w2");
+        List<String> handed = messagesUntilNow();
+        assertThat(handed).as("the dead first waiter is skipped").hasSize(1);
+        assertThat(handed.get(0)).startsWith("w2 ");
+        assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w3");
         assertThat(commands.hexists(s + ":waiters", "quitter")).isFalse();
 
         // A waiter that tries again after losing its place queues anew, at the back.
         assertThat(acquire("quitter", 1, 10_000, 1, true).get(0)).isZero();
-        assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w2", "quitter");
+        assertThat(commands.zrange(s + ":queue", 0, -1)).containsExactly("w3", "quitter");
     }
 
     @Test
@@ -195,7 +224,7 @@ class SemaphoreScriptsIT {
     void renewalExtendsOnlyTheHoldsWhoseOwnerAndTokenMatch() {
         long a = acquire("a", 1, 1_000, 2, false).get(1);
         assertThat(renew(20_000, "a", a, "a", a + 1, "z", a)).containsExactly(1L, 0L, 0L);
-        assertThat(commands.pttl(s + ":holders")).isBetween(15_000L, 20_000L);
+        assertThat(commands.pttl(s + ":holders")).as("twice the new lease").isBetween(35_000L, 40_000L);
         assertThat(commands.pttl(s)).isBetween(75_000L, 80_000L);
         List<Object> info = inspect(true);
         assertThat((Long) info.get(6)).isBetween(15_000L, 20_000L);
@@ -213,7 +242,7 @@ class SemaphoreScriptsIT {
     }
 
     @Test
-    void abandoningLeavesTheQueueAndWakesTheNextIfItWasFirst() throws Exception {
+    void abandoningLeavesTheQueueAndHandsOnWhatThatLetsThrough() throws Exception {
         acquire("a", 1, 10_000, 2, false);
         acquire("w1", 2, 10_000, 2, true);
         acquire("w2", 1, 10_000, 2, true);
@@ -222,9 +251,14 @@ class SemaphoreScriptsIT {
         assertThat(messagesUntilNow()).as("w2 was not first").isEmpty();
         acquire("w2", 1, 10_000, 2, true);
         assertThat(abandon("w1")).isEqualTo(1L);
-        assertThat(messagesUntilNow()).as("w2 is first now, and a permit is free").containsExactly("w2");
+        List<String> handed = messagesUntilNow();
+        assertThat(handed).as("w2 is first now, and a permit is free").hasSize(1);
+        assertThat(handed.get(0)).startsWith("w2 ");
+        long w2 = Long.parseLong(handed.get(0).substring(3));
         assertThat(abandon("w1")).isZero();
-        assertThat(abandon("w2")).isEqualTo(1L);
+        assertThat(abandonReply("w2", 0)).as("w2 gave up as the permit was handed to it: an orphan to release")
+                .containsExactly(0L, w2);
+        assertThat(release("w2", w2)).isZero();
         assertThat(commands.exists(s + ":queue", s + ":waiters")).isZero();
     }
 
@@ -245,7 +279,9 @@ class SemaphoreScriptsIT {
     void inspectReadsEverythingAndChangesNothing() {
         assertThat(inspect(true)).containsExactly(-1L, 0L, 0L, 0L);
         long a = acquire("a", 2, 10_000, 5, false).get(1);
-        long gone = acquire("b", 1, 50, 5, false).get(1);
+        // b's lease must still run when w queues (else w's try purges it): 2 s for one script call, even on a
+        // loaded machine.
+        long gone = acquire("b", 1, 2_000, 5, false).get(1);
         acquire("w", 5, 10_000, 5, true);
         await().atMost(Duration.ofSeconds(30)).until(() -> inspect(false).get(1).equals(2L)); // b ran out
         List<Object> info = inspect(true);
@@ -270,8 +306,8 @@ class SemaphoreScriptsIT {
     }
 
     private long release(String owner, long token) {
-        return commands.eval(SemaphoreCalls.RELEASE.body(), ScriptOutputType.INTEGER, fiveKeys(), owner,
-                Long.toString(token), keys.channel(), "0");
+        return commands.eval(SemaphoreCalls.RELEASE.body(), ScriptOutputType.INTEGER, sixKeys(), owner,
+                Long.toString(token), keys.channel(), "0", RETENTION);
     }
 
     /** Whether {@code owner}, which held nothing before it waited, was in the queue when it abandoned. */
@@ -281,8 +317,8 @@ class SemaphoreScriptsIT {
 
     /** {@code {queued, orphan}} of the abandon of an attempt that held {@code heldToken} before. */
     private List<Long> abandonReply(String owner, long heldToken) {
-        return commands.eval(SemaphoreCalls.ABANDON.body(), ScriptOutputType.MULTI, fiveKeys(), owner,
-                keys.channel(), "0", Long.toString(heldToken));
+        return commands.eval(SemaphoreCalls.ABANDON.body(), ScriptOutputType.MULTI, sixKeys(), owner,
+                keys.channel(), "0", Long.toString(heldToken), RETENTION);
     }
 
     private long setPermits(int total) {
@@ -309,8 +345,8 @@ class SemaphoreScriptsIT {
                 holders ? "1" : "0");
     }
 
-    private String[] fiveKeys() {
-        return new String[] {s, s + ":holders", s + ":expiry", s + ":queue", s + ":waiters"};
+    private String[] sixKeys() {
+        return new String[] {s, s + ":holders", s + ":expiry", s + ":queue", s + ":waiters", keys.counter()};
     }
 
     /** The messages published on the channel so far: a marker published now arrives after all of them. */
