@@ -650,7 +650,7 @@ class AclIT {
 
     /** As {@link #assertPermissionError}, where Redis and Valkey word the refusal differently: one of the pattern's. */
     private static void assertPermissionErrorMatching(Throwable failure, String redisWordsPattern) {
-        assertPermissionError(failure);
+        assertPermissionError(failure, "docs/acl.md");
         assertThat(failure.getMessage()).containsPattern(redisWordsPattern);
     }
 
