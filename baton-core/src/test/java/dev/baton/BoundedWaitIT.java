@@ -9,6 +9,7 @@ import dev.baton.test.RedisExtension;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * or waiters left unserved for many seconds. The comparison of maximum and p99 waits with and without precedence,
  * and with Redisson, is the benchmark's.
  */
+// Four worker JVMs keep both cores busy: run alone, after the other integration tests (baton-core's pom.xml).
+@Tag("cpu-bound")
 class BoundedWaitIT {
     private static final int HOG_THREADS = 4;
     private static final int SINGLE_THREADED_PROCESSES = 3;

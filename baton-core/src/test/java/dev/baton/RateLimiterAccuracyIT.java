@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,6 +57,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * is that the workers' reports match their counts, so that a report that lost its data cannot pass for a clean
  * run, and that Redis's clock reads between two readings of this JVM's, the premise of the judgement.
  */
+// Four worker JVMs keep both cores busy: run alone, after the other integration tests (baton-core's pom.xml).
+@Tag("cpu-bound")
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RateLimiterAccuracyIT {
     private static final int PROCESSES = 4;

@@ -337,6 +337,7 @@ public final class Demo {
 
     private static String describe(RedisBinary.Source source) {
         return switch (source) {
+            case PROPERTY -> "from the system property " + RedisBinary.PROPERTY;
             case ENV_PATH -> "from " + RedisBinary.ENV_VAR;
             case PATH -> "found on PATH";
             case EMBEDDED -> "extracted from the embedded-redis jar";

@@ -1,10 +1,12 @@
 package dev.baton.test;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
@@ -41,6 +43,8 @@ final class Ports {
     private static final int HIGHEST = 65_535;
     private static final String HOST = "127.0.0.1";
     private static final String RANGE_FILE = "/proc/sys/net/ipv4/ip_local_port_range";
+    /** Far more than two port numbers and a separator take; the file is read in one call of this size. */
+    private static final int RANGE_BUFFER_BYTES = 256;
     /** Fewer candidates than this, and the ports are left to the system as before. */
     private static final int MIN_CANDIDATES = 1_000;
     private static final int ATTEMPTS = 200;
@@ -246,17 +250,36 @@ final class Ports {
         return port >= LOWEST && port <= HIGHEST && (port < ephemeral[0] || port > ephemeral[1]);
     }
 
-    /** Reads {@code low high} from the file; null if it is missing or makes no sense. */
+    /** Reads {@code low high} (tab-separated in Linux's file) from the file; null if it is missing or makes no sense. */
     static int[] ephemeralRange(Path file) {
+        try (InputStream in = Files.newInputStream(file)) {
+            return ephemeralRange(in);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Reads {@code low high} from the stream with a single read: a sysctl file under {@code /proc/sys} answers only
+     * a read that starts at offset 0 and gives end-of-file to any later one, so a reader that takes a first byte alone
+     * and then the rest ({@code Files.readString} does, as the file's size is 0) sees "3" of "32768\t60999", and the
+     * range would be unknown. Null if the text makes no sense.
+     */
+    static int[] ephemeralRange(InputStream in) throws IOException {
+        byte[] buffer = new byte[RANGE_BUFFER_BYTES];
+        int read = in.read(buffer);
+        if (read <= 0) {
+            return null;
+        }
+        String[] fields = new String(buffer, 0, read, StandardCharsets.US_ASCII).trim().split("\\s+");
+        if (fields.length != 2) {
+            return null;
+        }
         try {
-            String[] fields = Files.readString(file).trim().split("\\s+");
-            if (fields.length != 2) {
-                return null;
-            }
             int low = Integer.parseInt(fields[0]);
             int high = Integer.parseInt(fields[1]);
             return low > 0 && low <= high && high <= HIGHEST ? new int[] {low, high} : null;
-        } catch (IOException | RuntimeException e) {
+        } catch (NumberFormatException e) {
             return null;
         }
     }

@@ -18,42 +18,56 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Locates the {@code redis-server} binary used by {@link RedisServer}.
+ * Locates the {@code redis-server} binary used by {@link RedisServer}: a Redis server, or a server that runs as one
+ * (Valkey's {@code valkey-server}, which prints {@code Valkey server v=8.0.1 ...} for {@code --version}).
  *
  * <p>Lookup order:
  * <ol>
  *   <li>the environment variable {@value #ENV_VAR}: either a path to an executable file, or the word
  *       {@value #EMBEDDED_WORD} to force the binary shipped in the embedded-redis jar;</li>
+ *   <li>the system property {@value #PROPERTY}, with the same two forms: {@code -Dbaton.redis.server=...} on a Maven
+ *       command line reaches every test JVM (surefire and failsafe pass the build's properties on). It comes after
+ *       the variable because a build sets the variable for some test JVMs only (baton-core's execution on the
+ *       embedded Redis), which a property from the command line, applied to all of them, must not undo; and child
+ *       JVMs that a test starts inherit the variable, not the property;</li>
  *   <li>the first executable {@code redis-server} on {@code PATH};</li>
  *   <li>the binary shipped in the embedded-redis jar (Redis 6.2), chosen by {@code os.name}/{@code os.arch},
  *       extracted once per JVM to a temporary file that is made executable and deleted on JVM exit.</li>
  * </ol>
  *
- * <p>Failure behaviour: if {@value #ENV_VAR} names something that is not an executable regular file, lookup fails
- * with an {@link IllegalStateException} naming the variable rather than silently falling back, so a misconfigured CI
- * job does not test against an unexpected Redis version. If nothing is found and no embedded binary exists for this
- * platform, lookup fails with an {@link IllegalStateException} explaining how to provide one.
+ * <p>Failure behaviour: if {@value #ENV_VAR} or {@value #PROPERTY} names something that is not an executable regular
+ * file, lookup fails with an {@link IllegalStateException} naming the property or variable rather than silently
+ * falling back, so a misconfigured CI job does not test against an unexpected server; a blank value counts as unset.
+ * If nothing is found and no embedded binary exists for this platform, lookup fails with an
+ * {@link IllegalStateException} explaining how to provide one.
  *
- * <p>Instances are immutable apart from the lazily cached {@link #version()}, and are safe to share between threads;
- * {@link #supportsTls()} is cached per path for the JVM.
+ * <p>Instances are immutable apart from the lazily cached {@link #version()} and {@link #product()}, and are safe to
+ * share between threads; {@link #supportsTls()} is cached per path for the JVM.
  */
 public final class RedisBinary {
 
-    /** Environment variable that overrides the lookup. */
+    /** System property that overrides the lookup unless {@value #ENV_VAR} is set. */
+    public static final String PROPERTY = "baton.redis.server";
+
+    /** Environment variable that overrides the lookup, before {@value #PROPERTY}. */
     public static final String ENV_VAR = "BATON_REDIS_SERVER";
 
-    /** Value of {@value #ENV_VAR} that selects the binary shipped in the embedded-redis jar. */
+    /** Value of {@value #PROPERTY} or {@value #ENV_VAR} that selects the binary shipped in the embedded-redis jar. */
     public static final String EMBEDDED_WORD = "embedded";
 
     private static final String EXECUTABLE_NAME = "redis-server";
     private static final long VERSION_TIMEOUT_SECONDS = 10;
     private static final Pattern VERSION = Pattern.compile("\\bv=(\\d[^\\s]*)");
+    /** The server's name, the first word of {@code --version}'s line: "Redis server v=..." or "Valkey server v=...". */
+    private static final Pattern PRODUCT = Pattern.compile("^(\\p{Alpha}+) server\\b");
     private static final byte[] OPENSSL_MARKER = "SSL_CTX_new".getBytes(StandardCharsets.US_ASCII);
 
     /** Where a binary was found. */
     public enum Source {
         /** Given by the {@value RedisBinary#ENV_VAR} environment variable. */
         ENV_PATH,
+        /** Given by the {@value RedisBinary#PROPERTY} system property. */
+        PROPERTY,
         /** Found as {@code redis-server} on {@code PATH}. */
         PATH,
         /** Extracted from the embedded-redis jar. */
@@ -67,7 +81,12 @@ public final class RedisBinary {
 
     private final Path path;
     private final Source source;
-    private volatile String version;
+    /** What {@code --version} printed, parsed; null until first asked. */
+    private volatile Identity identity;
+
+    /** The two things {@code --version} tells: the server's name and its version. */
+    record Identity(String product, String version) {
+    }
 
     private RedisBinary(Path path, Source source) {
         this.path = path;
@@ -75,30 +94,34 @@ public final class RedisBinary {
     }
 
     /**
-     * Locates the binary using the process environment.
+     * Locates the binary from the process environment, this JVM's system property {@value #PROPERTY} and the
+     * platform, in the order given above.
      *
      * @return the binary to run
-     * @throws IllegalStateException if {@value #ENV_VAR} is invalid or no binary is available for this platform
+     * @throws IllegalStateException if {@value #PROPERTY} or {@value #ENV_VAR} is invalid, or no binary is available
+     *         for this platform
      */
     public static RedisBinary locate() {
-        return locate(System.getenv());
+        return locate(System.getProperty(PROPERTY), System.getenv());
     }
 
-    /** Same as {@link #locate()} but reads {@value #ENV_VAR} and {@code PATH} from {@code env} (for tests). */
+    /** Same as {@link #locate()} but reads {@code env} instead of the environment, without the property (for tests). */
     static RedisBinary locate(Map<String, String> env) {
+        return locate(null, env);
+    }
+
+    /**
+     * Same as {@link #locate()} with {@code property} as the value of {@value #PROPERTY} (null: unset) and
+     * {@value #ENV_VAR} and {@code PATH} read from {@code env} (for tests).
+     */
+    static RedisBinary locate(String property, Map<String, String> env) {
         Objects.requireNonNull(env, "env");
-        String configured = env.get(ENV_VAR);
-        if (configured != null && !configured.isBlank()) {
-            configured = configured.strip();
-            if (configured.equalsIgnoreCase(EMBEDDED_WORD)) {
-                return embedded();
-            }
-            Path candidate = Paths.get(configured).toAbsolutePath().normalize();
-            if (!isExecutableFile(candidate)) {
-                throw new IllegalStateException(ENV_VAR + "=" + configured + " is not an executable file; set it to the"
-                        + " path of a redis-server binary, to '" + EMBEDDED_WORD + "', or unset it to search PATH");
-            }
-            return new RedisBinary(candidate, Source.ENV_PATH);
+        RedisBinary named = named(ENV_VAR, env.get(ENV_VAR), Source.ENV_PATH);
+        if (named == null) {
+            named = named(PROPERTY, property, Source.PROPERTY);
+        }
+        if (named != null) {
+            return named;
         }
         String searchPath = env.get("PATH");
         if (searchPath != null) {
@@ -113,6 +136,23 @@ public final class RedisBinary {
             }
         }
         return embedded();
+    }
+
+    /** The binary a setting names, or null if it is unset or blank; {@code setting} is its name, for the message. */
+    private static RedisBinary named(String setting, String configured, Source source) {
+        if (configured == null || configured.isBlank()) {
+            return null;
+        }
+        String value = configured.strip();
+        if (value.equalsIgnoreCase(EMBEDDED_WORD)) {
+            return embedded();
+        }
+        Path candidate = Paths.get(value).toAbsolutePath().normalize();
+        if (!isExecutableFile(candidate)) {
+            throw new IllegalStateException(setting + "=" + value + " is not an executable file; set it to the path of"
+                    + " a redis-server (or valkey-server) binary, to '" + EMBEDDED_WORD + "', or unset it");
+        }
+        return new RedisBinary(candidate, source);
     }
 
     /**
@@ -134,19 +174,47 @@ public final class RedisBinary {
     }
 
     /**
-     * The Redis version reported by {@code <binary> --version}, e.g. {@code "7.0.15"}. The binary is run at most once
-     * per instance (the result is cached; concurrent first calls may each run it).
+     * The version reported by {@code <binary> --version}, e.g. {@code "7.0.15"} for Redis 7.0.15 or {@code "8.0.1"}
+     * for Valkey 8.0.1 (whose {@code INFO} still says {@code redis_version:7.2.4}, the Redis it is compatible with):
+     * the server's own version, to be read together with {@link #product()}. The binary is run at most once per
+     * instance (the result is cached; concurrent first calls may each run it).
      *
      * @return the version as printed after {@code v=}
      * @throws IllegalStateException if the binary cannot be run, does not exit within 10 s, or prints no version
      */
     public String version() {
-        String v = version;
-        if (v == null) {
-            v = readVersion();
-            version = v;
+        return identity().version();
+    }
+
+    /**
+     * The server's name as {@code <binary> --version} prints it first: {@code "Redis"} or {@code "Valkey"}; "Redis"
+     * if the line does not start with a name followed by {@code server}. Runs the binary as {@link #version()} does,
+     * and at most once for both.
+     *
+     * @return the server's name
+     * @throws IllegalStateException if the binary cannot be run, does not exit within 10 s, or prints no version
+     */
+    public String product() {
+        return identity().product();
+    }
+
+    private Identity identity() {
+        Identity id = identity;
+        if (id == null) {
+            id = parseVersionLine(path, runVersion());
+            identity = id;
         }
-        return v;
+        return id;
+    }
+
+    /** Reads name and version from {@code --version}'s output; package-private for tests. */
+    static Identity parseVersionLine(Path binary, String output) {
+        Matcher v = VERSION.matcher(output);
+        if (!v.find()) {
+            throw new IllegalStateException("cannot parse the version printed by " + binary + " --version: " + output);
+        }
+        Matcher p = PRODUCT.matcher(output);
+        return new Identity(p.find() ? p.group(1) : "Redis", v.group(1));
     }
 
     /**
@@ -181,7 +249,7 @@ public final class RedisBinary {
         return false;
     }
 
-    private String readVersion() {
+    private String runVersion() {
         Process process;
         try {
             process = new ProcessBuilder(path.toString(), "--version").redirectErrorStream(true).start();
@@ -198,11 +266,7 @@ public final class RedisBinary {
             if (!process.waitFor(VERSION_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(path + " --version did not exit within " + VERSION_TIMEOUT_SECONDS + " s");
             }
-            Matcher m = VERSION.matcher(output);
-            if (!m.find()) {
-                throw new IllegalStateException("cannot parse the version printed by " + path + " --version: " + output);
-            }
-            return m.group(1);
+            return output;
         } catch (IOException e) {
             throw new IllegalStateException("cannot read the output of " + path + " --version", e);
         } catch (InterruptedException e) {
@@ -219,7 +283,7 @@ public final class RedisBinary {
 
     /**
      * The binary inside the embedded-redis jar (Redis 6.2), extracted to a temporary file once per JVM, whatever
-     * {@value #ENV_VAR} and {@code PATH} say: for a test that must run on Redis 6.2, say to check a fallback for
+     * {@value #PROPERTY}, {@value #ENV_VAR} and {@code PATH} say: for a test that must run on Redis 6.2, say to check a fallback for
      * servers without Redis 7's commands.
      *
      * @return the embedded binary
@@ -237,14 +301,15 @@ public final class RedisBinary {
         try (InputStream in = RedisBinary.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("resource " + resource + " not found on the classpath; is"
-                        + " com.github.codemonstur:embedded-redis a dependency? Alternatively set " + ENV_VAR);
+                        + " com.github.codemonstur:embedded-redis a dependency? Alternatively set " + PROPERTY + " or "
+                        + ENV_VAR);
             }
             Path target = Files.createTempFile("baton-" + resource + "-", "");
             target.toFile().deleteOnExit();
             Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
             if (!target.toFile().setExecutable(true, true) || !Files.isExecutable(target)) {
                 throw new IllegalStateException("cannot make " + target + " executable (is the temp directory"
-                        + " mounted noexec?); install redis-server on PATH or set " + ENV_VAR);
+                        + " mounted noexec?); install redis-server on PATH or set " + PROPERTY + " or " + ENV_VAR);
             }
             extractedEmbedded = target;
             return target;
@@ -279,7 +344,7 @@ public final class RedisBinary {
             }
         }
         throw new IllegalStateException("no embedded redis-server for os.name=" + osName + ", os.arch=" + osArch
-                + "; install redis-server on PATH or set " + ENV_VAR + " to its path");
+                + "; install redis-server on PATH or set " + PROPERTY + " or " + ENV_VAR + " to its path");
     }
 
     @Override

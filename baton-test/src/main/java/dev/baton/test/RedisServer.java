@@ -739,9 +739,10 @@ public final class RedisServer implements AutoCloseable {
     private static void requireTlsSupport(RedisBinary binary, List<String> extraArgs) {
         boolean loadsModule = extraArgs.stream().anyMatch(a -> a.equalsIgnoreCase("--loadmodule"));
         if (!loadsModule && !binary.supportsTls()) {
-            throw new IllegalStateException(binary + " (Redis " + binary.version() + ") is built without TLS "
-                    + "support, so it cannot run a TLS server: install a redis-server built with BUILD_TLS=yes "
-                    + "(e.g. Debian's or Ubuntu's package) on PATH, or set " + RedisBinary.ENV_VAR + " to one");
+            throw new IllegalStateException(binary + " (" + binary.product() + " " + binary.version() + ") is built"
+                    + " without TLS support, so it cannot run a TLS server: install a redis-server built with"
+                    + " BUILD_TLS=yes (e.g. Debian's or Ubuntu's package) on PATH, or set " + RedisBinary.PROPERTY
+                    + " or " + RedisBinary.ENV_VAR + " to one");
         }
     }
 

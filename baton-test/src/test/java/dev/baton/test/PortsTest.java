@@ -1,8 +1,10 @@
 package dev.baton.test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -60,6 +62,58 @@ class PortsTest {
         assertThat(Ports.candidates(new int[] {32768, 60999}, true)).isEqualTo(22_767 - 10_000 + 1);
         assertThat(Ports.candidates(new int[] {1024, 65535}, false)).isZero();
         assertThat(Ports.candidates(null, false)).isZero();
+    }
+
+    /** Linux's file gives end-of-file to every read after the first; the range must come out of it all the same. */
+    @Test
+    void readsTheRangeFromAFileThatAnswersOnlyItsFirstRead() throws Exception {
+        assertThat(Ports.ephemeralRange(new FirstReadOnly("32768\t60999\n"))).containsExactly(32768, 60999);
+        assertThat(Ports.ephemeralRange(new FirstReadOnly("1024 65535"))).containsExactly(1024, 65535);
+        assertThat(Ports.ephemeralRange(new FirstReadOnly(""))).isNull();
+    }
+
+    @Test
+    void knowsThisLinuxMachinesRange() throws Exception {
+        Path file = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
+        assumeTrue(Files.isReadable(file), "no " + file + " here");
+        String text;
+        try (InputStream in = Files.newInputStream(file)) {
+            text = new String(in.readNBytes(256), StandardCharsets.US_ASCII).trim();
+        }
+        String[] fields = text.split("\\s+");
+
+        assertThat(Ports.ephemeralRange()).as("read from %s (%s)", file, text)
+                .containsExactly(Integer.parseInt(fields[0]), Integer.parseInt(fields[1]));
+    }
+
+    /** Serves its text to the first read, as a sysctl file under /proc/sys does, and end-of-file to every later one. */
+    private static final class FirstReadOnly extends InputStream {
+        private final byte[] text;
+        private boolean read;
+
+        FirstReadOnly(String text) {
+            this.text = text.getBytes(StandardCharsets.US_ASCII);
+        }
+
+        @Override
+        public int read() {
+            byte[] one = new byte[1];
+            return read(one, 0, 1) <= 0 ? -1 : one[0] & 0xff;
+        }
+
+        @Override
+        public int read(byte[] b, int off, int len) {
+            if (len == 0) {
+                return 0;
+            }
+            if (read || text.length == 0) {
+                return -1;
+            }
+            read = true;
+            int n = Math.min(len, text.length);
+            System.arraycopy(text, 0, b, off, n);
+            return n;
+        }
     }
 
     private static Path write(Path dir, String text) throws Exception {

@@ -140,6 +140,125 @@ class RedisBinaryTest {
         assertThatThrownBy(binary::version).isInstanceOf(IllegalStateException.class).hasMessageContaining("hello");
     }
 
+    /** A stand-in valkey-server that prints what Valkey 8.0.1 prints for --version. */
+    private Path fakeValkeyServer(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path script = dir.resolve("valkey-server");
+        Files.writeString(script, "#!/bin/sh\necho \"Valkey server v=8.0.1 sha=00000000:1 malloc=libc bits=64"
+                + " build=10f750733070d77\"\n");
+        assertThat(script.toFile().setExecutable(true)).isTrue();
+        return script;
+    }
+
+    @Test
+    void thePropertyTakesPrecedenceOverPath() throws IOException {
+        Path byProperty = fakeValkeyServer(tmp.resolve("property"));
+        Path onPath = fakeRedisServer(tmp.resolve("onpath"), "4.5.6");
+
+        RedisBinary binary = RedisBinary.locate(byProperty.toString(), Map.of("PATH", onPath.getParent().toString()));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.PROPERTY);
+        assertThat(binary.path()).isEqualTo(byProperty.toAbsolutePath());
+        assertThat(binary.product()).isEqualTo("Valkey");
+        assertThat(binary.version()).isEqualTo("8.0.1");
+    }
+
+    /** A build sets the variable for some test JVMs (the embedded-Redis execution); a -D for all must not undo it. */
+    @Test
+    void theVariableTakesPrecedenceOverTheProperty() throws IOException {
+        Path byProperty = fakeValkeyServer(tmp.resolve("property"));
+        Path byVariable = fakeRedisServer(tmp.resolve("variable"), "7.0.15");
+
+        RedisBinary binary = RedisBinary.locate(byProperty.toString(), Map.of(ENV, byVariable.toString()));
+        RedisBinary embedded = RedisBinary.locate(byProperty.toString(), Map.of(ENV, RedisBinary.EMBEDDED_WORD));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.ENV_PATH);
+        assertThat(binary.product()).isEqualTo("Redis");
+        assertThat(binary.version()).isEqualTo("7.0.15");
+        assertThat(embedded.source()).isEqualTo(RedisBinary.Source.EMBEDDED);
+    }
+
+    @Test
+    void aBlankVariableLeavesTheLookupToTheProperty() throws IOException {
+        Path byProperty = fakeValkeyServer(tmp.resolve("property"));
+
+        RedisBinary binary = RedisBinary.locate(byProperty.toString(), Map.of(ENV, " "));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.PROPERTY);
+        assertThat(binary.product()).isEqualTo("Valkey");
+    }
+
+    @Test
+    void thePropertyTakesTheEmbeddedWordToo() throws IOException {
+        Path onPath = fakeRedisServer(tmp.resolve("onpath"), "7.0.15");
+
+        RedisBinary binary = RedisBinary.locate(" EMBEDDED", Map.of("PATH", onPath.getParent().toString()));
+
+        assertThat(binary.source()).isEqualTo(RedisBinary.Source.EMBEDDED);
+        assertThat(binary.product()).isEqualTo("Redis");
+        assertThat(binary.version()).startsWith("6.2");
+    }
+
+    @Test
+    void aBogusPropertyFailsNamingTheProperty() {
+        String bogus = tmp.resolve("does-not-exist/valkey-server").toString();
+
+        assertThatThrownBy(() -> RedisBinary.locate(bogus, Map.of("PATH", System.getenv("PATH"))))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageStartingWith(RedisBinary.PROPERTY + "=" + bogus + " is not an executable file")
+                .hasMessageNotContaining(ENV);
+    }
+
+    @Test
+    void locateReadsTheJvmsSystemPropertyAfterTheEnvironment() throws IOException {
+        Path byProperty = fakeValkeyServer(tmp.resolve("property"));
+        String variable = System.getenv(ENV);
+        String before = System.getProperty(RedisBinary.PROPERTY);
+        System.setProperty(RedisBinary.PROPERTY, byProperty.toString());
+        try {
+            RedisBinary binary = RedisBinary.locate();
+
+            if (variable == null || variable.isBlank()) {
+                assertThat(binary.source()).isEqualTo(RedisBinary.Source.PROPERTY);
+                assertThat(binary.path()).isEqualTo(byProperty.toAbsolutePath());
+            } else { // as in CI's runs on the embedded Redis and on Valkey
+                assertThat(binary.source()).isIn(RedisBinary.Source.ENV_PATH, RedisBinary.Source.EMBEDDED);
+            }
+        } finally {
+            if (before == null) {
+                System.clearProperty(RedisBinary.PROPERTY);
+            } else {
+                System.setProperty(RedisBinary.PROPERTY, before);
+            }
+        }
+    }
+
+    @Test
+    void theVersionLineOfRedisAndOfValkeyIsRead() {
+        Path binary = Path.of("/x/server");
+        RedisBinary.Identity valkey = RedisBinary.parseVersionLine(binary,
+                "Valkey server v=8.0.1 sha=00000000:1 malloc=libc bits=64 build=10f750733070d77");
+        RedisBinary.Identity redis = RedisBinary.parseVersionLine(binary,
+                "Redis server v=7.0.15 sha=00000000:0 malloc=jemalloc-5.3.0 bits=64 build=ae4d7c971a948f0");
+        RedisBinary.Identity unnamed = RedisBinary.parseVersionLine(binary, "v=6.2.6 sha=00000000:0");
+
+        assertThat(valkey).isEqualTo(new RedisBinary.Identity("Valkey", "8.0.1"));
+        assertThat(redis).isEqualTo(new RedisBinary.Identity("Redis", "7.0.15"));
+        assertThat(unnamed).isEqualTo(new RedisBinary.Identity("Redis", "6.2.6"));
+        assertThatThrownBy(() -> RedisBinary.parseVersionLine(binary, "Valkey server"))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("/x/server");
+    }
+
+    @Test
+    void aValkeyWithoutTlsIsNamedAsValkeyWhenRefused() throws IOException {
+        RedisBinary withoutTls = RedisBinary.locate(Map.of(ENV, fakeValkeyServer(tmp.resolve("no-tls")).toString()));
+
+        assertThatThrownBy(() -> RedisServer.startTls(withoutTls, TlsFiles.generate(), java.util.List.of()))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("(Valkey 8.0.1) is built without TLS support")
+                .hasMessageContaining(RedisBinary.PROPERTY).hasMessageContaining(ENV);
+    }
+
     @Test
     void embeddedResourceIsChosenByPlatform() {
         assertThat(RedisBinary.embeddedResourceName("Linux", "amd64")).isEqualTo("redis-server-6.2.6-v5-linux-amd64");

@@ -60,7 +60,8 @@ class RedisSentinelGroupTest {
         assertThat(group.master()).isSameAs(master);
         assertThat(group.replicas()).containsExactly(data.get(1), data.get(2));
         for (RedisServer sentinel : sentinels) {
-            assertThat(sentinel.command("INFO", "server")).contains("redis_mode:sentinel");
+            // Redis says redis_mode:sentinel, Valkey server_mode:sentinel.
+            assertThat(sentinel.command("INFO", "server")).containsPattern("(?m)^(redis|server)_mode:sentinel\\r?$");
             assertThat(reportedMasterPort(sentinel)).isEqualTo(master.port());
             Map<String, String> state = masterState(sentinel);
             assertThat(state).containsEntry("flags", "master").containsEntry("num-slaves", "2")

@@ -708,8 +708,11 @@ public final class RedisGateway implements Transport {
             return new BatonException(at + " has no password set for its default user, but a password was given: "
                     + "drop it, or give the name of an ACL user that has one", e);
         }
+        // Inside a script, Redis says "can't run this command..." and Valkey 8 "ACL failure in script: User ... has no
+        // permissions to run the 'time' command" (keys and channels: "... No permissions to access a key").
         if (reply.startsWith("NOPERM") || reply.contains("can't run this command or subcommand")
-                || reply.contains("can't publish to the channel") || reply.contains("No permissions to access")) {
+                || reply.contains("can't publish to the channel") || reply.contains("No permissions to access")
+                || reply.contains("ACL failure in script")) {
             return new BatonException(at + " refused a command for lack of permission (" + reply + "): the Redis "
                     + "user needs the ACL rule in docs/acl.md", e);
         }
