@@ -88,9 +88,11 @@ class RedisServerTest {
             assertThat(replica.command("INFO", "replication")).contains("role:slave")
                     .contains("master_link_status:up").contains("master_port:" + master.port());
             master.command("SET", "k", "v");
-            // WAIT: the write has reached the one replica, so reading it there is not a race.
+            // WAIT: the write has reached the one replica. Reading it there may still lag a moment: Valkey 8 was
+            // seen (once in many runs) to count a replica's acknowledgement before a GET on it found the key.
+            // Baton's replica acknowledgement needs the write to have reached the replica, never to read there.
             assertThat(master.command("WAIT", "1", "5000")).isEqualTo("1");
-            assertThat(replica.command("GET", "k")).isEqualTo("v");
+            await().atMost(ofSeconds(10)).untilAsserted(() -> assertThat(replica.command("GET", "k")).isEqualTo("v"));
         }
     }
 
