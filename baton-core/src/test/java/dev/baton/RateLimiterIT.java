@@ -464,7 +464,6 @@ class RateLimiterIT {
         for (int i = 0; i < 300; i++) {
             limiter.tryAcquire();
         }
-        long oldest = logScore("trim", "0");
         long lastOfBatch = logScore("trim", "-1");
         long periodMicros = period.toNanos() / 1000;
         // Half a period after the batch's last entry (not its first: on a loaded machine the batch itself may take
