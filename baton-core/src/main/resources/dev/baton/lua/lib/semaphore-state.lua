@@ -18,10 +18,14 @@
 --
 -- Needs lib/notify.lua and lib/mint-token.lua in front of it (sem_hand_on publishes and mints).
 
+-- The TIME reply that sem_now read: sem_grant passes it to mint_token, so that a script reads the clock once (each
+-- redis.call costs Redis about 4,000 instructions beyond the command; docs/benchmarks.md).
+local sem_time
+
 -- Redis time in milliseconds.
 local function sem_now()
-  local t = redis.call('TIME')
-  return t[1] * 1000 + math.floor(t[2] / 1000)
+  sem_time = redis.call('TIME')
+  return sem_time[1] * 1000 + math.floor(sem_time[2] / 1000)
 end
 
 -- Sets a key's expiry to ttl ms unless it already lives longer: expiries only ever move forward.
@@ -94,7 +98,7 @@ end
 -- Grants permits to owner for lease ms from now: a fresh fencing token, the holder entry, used, the lease end.
 -- Returns the token as a string and as a number. k: {semaphore, holders, expiry, counter, retention}.
 local function sem_grant(k, st, owner, permits, lease, holder, now)
-  local token, number = mint_token(k.counter, k.retention) -- lib/mint-token.lua
+  local token, number = mint_token(k.counter, k.retention, sem_time) -- lib/mint-token.lua
   st.used = st.used + permits
   redis.call('HSET', k.holders, owner, token .. ' ' .. permits .. ' ' .. holder, 'used', st.used)
   redis.call('ZADD', k.expiry, now + lease, owner)
