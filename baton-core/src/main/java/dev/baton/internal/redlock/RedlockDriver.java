@@ -93,6 +93,8 @@ public final class RedlockDriver implements LockDriver, LockView {
      * The acquisitions in progress (by the identity of their request, which the engine keeps across an attempt's
      * tries) that saw the lock held or lost a split vote, with when they last did: their next tries take the first
      * master alone first. Only a hint: an entry forgotten (swept, or never made) costs a parallel round, not safety.
+     * An entry goes when its acquisition is granted or handed the lock; one whose caller gave up waiting is swept once
+     * more than {@value #CONTENDED_SWEEP_SIZE} are remembered and it is two longest leases old.
      */
     private final Map<ContendedTry, Long> contended = new ConcurrentHashMap<>();
     /** Until when (ticker nanos) contended tries go to every master at once: the first master failed to answer. */
@@ -148,6 +150,7 @@ public final class RedlockDriver implements LockDriver, LockView {
      */
     @Override
     public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+        contended.remove(new ContendedTry(to)); // handed the lock, its acquisition makes no more tries of its own
         long proposal = proposals.next();
         if (proposal == 0) {
             // Never heard a master (cannot be, with a hold): nothing to propose, so release and let the waiter try.
