@@ -234,8 +234,9 @@ final class RedlockReport {
         md.append("### Rounds per acquisition and split votes (").append(RedlockComparison.CONTENDED)
                 .append(")\n\n");
         md.append("| Contender | masters | scripts/acq, all masters | scripts/acq per master | acquisition rounds/acq"
-                + " (counted) | split votes / 1,000 acq (counted) | holds taken by handover | holds counted |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " (counted) | first-master calls/acq (counted) | round trips/acq (counted) | split votes / 1,000 acq"
+                + " (counted) | first master lost / 1,000 acq | holds taken by handover | holds counted |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (String kind : redlocks) {
             List<HandoffScenario.Round> rounds = result.contended.get(kind);
             if (rounds == null || rounds.isEmpty()) {
@@ -251,14 +252,16 @@ final class RedlockReport {
                     .append(" | ").append(num(perAcq / masters)).append(" | ");
             List<RedlockStatistics.Counts> counted = result.redlockCounts.get(kind);
             if (counted == null || counted.isEmpty()) {
-                md.append("not counted (≈ scripts per master − 1, see below) | not counted | | |\n");
+                md.append("not counted (≈ scripts per master − 1, see below) | | | not counted | | | |\n");
                 continue;
             }
-            RedlockStatistics.Counts all = counted.stream().reduce(new RedlockStatistics.Counts(0, 0, 0, 0, 0),
-                    (a, b) -> new RedlockStatistics.Counts(a.acquisitions() + b.acquisitions(),
-                            a.handovers() + b.handovers(), a.rounds() + b.rounds(), a.splitVotes() + b.splitVotes(),
-                            a.handoversMissed() + b.handoversMissed()));
-            md.append(num(all.roundsPerHold())).append(" | ").append(num(all.splitVotesPerThousand())).append(" | ")
+            RedlockStatistics.Counts all = counted.stream().reduce(new RedlockStatistics.Counts(0, 0, 0, 0, 0, 0, 0),
+                    RedlockStatistics.Counts::plus);
+            double holds = all.holds();
+            md.append(num(all.roundsPerHold())).append(" | ").append(num(all.firstMasterCalls() / holds))
+                    .append(" | ").append(num(all.roundTripsPerHold())).append(" | ")
+                    .append(num(all.splitVotesPerThousand())).append(" | ")
+                    .append(num(1000.0 * all.firstMasterLost() / holds)).append(" | ")
                     .append(all.holds() == 0 ? "" : String.format(Locale.ROOT, "%.0f%%",
                             100.0 * all.handovers() / all.holds()))
                     .append(" | ").append(all.holds()).append(" |\n");
@@ -268,7 +271,9 @@ final class RedlockReport {
                 + " each master, so this is its rounds of every kind per acquisition (acquire, handover, release,"
                 + " undo; a Baton undo goes to one master only and counts as a fraction). Counted (Baton only,"
                 + " `RedlockStatistics`, over the rounds including their warm-up): rounds of the acquire or handover"
-                + " script sent to every master, per hold taken; split votes: rounds that found the masters divided"
+                + " script sent to every master (or, on the two-phase path, to every master but the first), per hold"
+                + " taken; first-master calls: a contended try's call to the first master alone, before the others;"
+                + " round trips: both together; split votes: rounds that found the masters divided"
                 + " among two or more contenders and none with a majority, as each contender saw them. Redisson"
                 + " cannot be asked: `RedissonRedLock` sends one `tryLock` script per master per attempt and one"
                 + " unlock per master per release (and per failed attempt's partial grants), so its attempts per"

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -72,6 +73,14 @@ public final class RedlockDriver implements LockDriver, LockView {
     /** First pause before an undo that did not get through is sent again; it doubles each time, up to the next. */
     private static final long UNDO_RETRY_MILLIS = 100;
     private static final long UNDO_RETRY_MAX_MILLIS = 1_000;
+    /** The first master: where contended tries take the lock alone before the others (masters in configured order). */
+    static final int FIRST = 0;
+    /** Longest sleep of a try that found the first master held by another contender, without a release heard. */
+    static final long FIRST_MASTER_RECHECK_MILLIS = 250;
+    /** How long contended tries go to every master at once after the first master failed to answer one. */
+    private static final long FIRST_MASTER_SKIP_MILLIS = 1_000;
+    /** Tries remembered as contended beyond which the forgotten ones are swept (see {@link #contended}). */
+    private static final int CONTENDED_SWEEP_SIZE = 1_024;
 
     private final QuorumTransport masters;
     private final Ticker ticker;
@@ -80,6 +89,16 @@ public final class RedlockDriver implements LockDriver, LockView {
     private final String retentionMillis;
     private final double driftFactor;
     private final long maxLeaseMillis;
+    /**
+     * The acquisitions in progress (by the identity of their request, which the engine keeps across an attempt's
+     * tries) that saw the lock held or lost a split vote, with when they last did: their next tries take the first
+     * master alone first. Only a hint: an entry forgotten (swept, or never made) costs a parallel round, not safety.
+     * An entry goes when its acquisition is granted or handed the lock; one whose caller gave up waiting is swept once
+     * more than {@value #CONTENDED_SWEEP_SIZE} are remembered and it is two longest leases old.
+     */
+    private final Map<ContendedTry, Long> contended = new ConcurrentHashMap<>();
+    /** Until when (ticker nanos) contended tries go to every master at once: the first master failed to answer. */
+    private volatile long firstMasterSkippedUntil;
 
     public RedlockDriver(QuorumTransport masters, BatonConfig config, Ticker ticker) {
         this.masters = masters;
@@ -89,6 +108,20 @@ public final class RedlockDriver implements LockDriver, LockView {
         this.retentionMillis = Long.toString(config.fencingTokenRetention().toMillis());
         this.driftFactor = config.redlockDriftFactor();
         this.maxLeaseMillis = config.redlockMaxLease().toMillis();
+        this.firstMasterSkippedUntil = ticker.nanos();
+    }
+
+    /** An acquisition's request, compared by identity (two tries of one attempt share it; equal requests do not). */
+    private record ContendedTry(AcquireRequest request) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof ContendedTry other && other.request == request;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(request);
+        }
     }
 
     /** Exclusive holds: threads of this Baton may queue behind a local holder (see the class comment). */
@@ -117,6 +150,7 @@ public final class RedlockDriver implements LockDriver, LockView {
      */
     @Override
     public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+        contended.remove(new ContendedTry(to)); // handed the lock, its acquisition makes no more tries of its own
         long proposal = proposals.next();
         if (proposal == 0) {
             // Never heard a master (cannot be, with a hold): nothing to propose, so release and let the waiter try.
@@ -228,9 +262,105 @@ public final class RedlockDriver implements LockDriver, LockView {
     /** One master's answer to {@code redlock-acquire.lua}. */
     private enum Answer { GRANTED, BUSY, STALE, UNMARKED, SITTING_OUT }
 
+    /**
+     * A try: one parallel round to every master, unless this acquisition already saw the lock held or lost a split
+     * vote (a retry of a waiting caller); then it takes the first master alone first ({@link #firstMaster}), so that
+     * contenders queue there instead of splitting the masters among themselves.
+     */
     @Override
     public CompletableFuture<Acquired> acquire(AcquireRequest r, boolean willWait) {
-        return round(r, willWait, ROUNDS, KEEPS, List.of());
+        CompletableFuture<Acquired> outcome = willWait && r.heldToken() == 0 && masters.size() > 1
+                && contended.containsKey(new ContendedTry(r)) && ticker.nanos() - firstMasterSkippedUntil >= 0
+                ? firstMaster(r, ROUNDS) : round(r, willWait, ROUNDS, KEEPS, List.of());
+        return willWait ? outcome.whenComplete((a, e) -> remember(r, a)) : outcome;
+    }
+
+    /** Remembers a refused waiting try as contended, forgets a granted one; sweeps entries no try came back for. */
+    private void remember(AcquireRequest r, Acquired a) {
+        ContendedTry key = new ContendedTry(r);
+        if (a == null || a.granted()) {
+            contended.remove(key);
+            return;
+        }
+        long now = ticker.nanos();
+        contended.put(key, now);
+        if (contended.size() > CONTENDED_SWEEP_SIZE) {
+            long forgetNanos = TimeUnit.MILLISECONDS.toNanos(2 * maxLeaseMillis);
+            contended.values().removeIf(seen -> now - seen > forgetNanos);
+        }
+    }
+
+    /**
+     * The two-phase try of a contended acquisition. Phase one: {@code redlock-acquire.lua} with a fresh proposal on
+     * the first master ({@link #FIRST}) alone. Held there by another contender: no other master is asked, and the try
+     * sleeps until a release is heard or, at most, {@value #FIRST_MASTER_RECHECK_MILLIS} ms (the holder there may have
+     * crashed between the phases; its grant expires with its lease). Granted: phase two sends the same proposal to
+     * the other masters at once and the round is decided as a parallel one whose first master granted at phase one's
+     * sending time, so the validity (lease - elapsed - drift) counts both phases; a split vote (a first try of a
+     * newcomer, in parallel) finds this try holding the first master, which makes it the keeper that goes round again
+     * while the newcomer gives way ({@link #holdsFirstTaken}). A stale proposal goes up and phase one is repeated; a
+     * master without its marker, or a first master that fails to answer (down, timed out: the call may still run
+     * there and gets its undo behind it), sends the try to every master at once, and after a failure the following
+     * contended tries too, for {@value #FIRST_MASTER_SKIP_MILLIS} ms.
+     */
+    private CompletableFuture<Acquired> firstMaster(AcquireRequest r, int roundsLeft) {
+        long proposal = proposals.next();
+        if (proposal == 0) {
+            return round(r, true, roundsLeft, KEEPS, List.of()); // never heard the masters' clock: nothing to propose
+        }
+        long sentAt = ticker.nanos();
+        RedlockStatistics.firstMasterCall();
+        CompletableFuture<List<Long>> call = masters.runOn(FIRST, ACQUIRE, acquireKeys(r), acquireArgs(r, true,
+                proposal));
+        return call.handle((reply, failure) -> {
+            if (failure != null) {
+                if (QuorumTransport.mayHaveRun(failure)) {
+                    undoOn(FIRST, r, proposal);
+                }
+                firstMasterSkippedUntil = ticker.nanos() + TimeUnit.MILLISECONDS.toNanos(FIRST_MASTER_SKIP_MILLIS);
+                log.debug("Redlock '{}': the first master {} did not answer a contended try, which goes to every "
+                        + "master at once: {}", r.keys().name(), masters.endpoint(FIRST), failure.getMessage());
+                return round(r, true, roundsLeft, KEEPS, List.of());
+            }
+            proposals.clock(reply.get(3));
+            return switch (answer(reply)) {
+                case GRANTED -> otherMasters(r, roundsLeft, proposal, sentAt, reply);
+                case BUSY -> {
+                    proposals.above(reply.get(2));
+                    RedlockStatistics.firstMasterLost();
+                    yield CompletableFuture.completedFuture(new Acquired(false, 0, 0,
+                            Math.max(1, Math.min(reply.get(1), FIRST_MASTER_RECHECK_MILLIS))));
+                }
+                case STALE -> {
+                    proposals.above(reply.get(1));
+                    yield roundsLeft > 1 ? firstMaster(r, roundsLeft - 1) : round(r, true, 1, KEEPS, List.of());
+                }
+                case UNMARKED, SITTING_OUT -> round(r, true, roundsLeft, KEEPS, List.of()); // admission needs all
+            };
+        }).thenCompose(outcome -> outcome);
+    }
+
+    /** Phase two of {@link #firstMaster}: the proposal the first master granted, to every other master at once. */
+    private CompletableFuture<Acquired> otherMasters(AcquireRequest r, int roundsLeft, long proposal, long sentAt,
+                                                     List<Long> firstReply) {
+        RedlockStatistics.round();
+        String[] keys = acquireKeys(r);
+        String[] args = acquireArgs(r, true, proposal);
+        List<CompletableFuture<List<Long>>> calls = new ArrayList<>(masters.size());
+        for (int i = 0; i < masters.size(); i++) {
+            calls.add(i == FIRST ? CompletableFuture.completedFuture(firstReply) : masters.runOn(i, ACQUIRE, keys,
+                    args));
+        }
+        return tally(r, true, roundsLeft, KEEPS, List.of(), proposal, sentAt, calls);
+    }
+
+    private String[] acquireKeys(AcquireRequest r) {
+        return new String[] {r.keys().lock(), r.keys().counter(), admission.marker()};
+    }
+
+    private String[] acquireArgs(AcquireRequest r, boolean willWait, long proposal) {
+        return new String[] {r.owner(), Long.toString(r.leaseMillis()), r.holder(), retentionMillis,
+                Long.toString(r.heldToken()), willWait ? "1" : "0", Long.toString(proposal)};
     }
 
     /**
@@ -244,13 +374,23 @@ public final class RedlockDriver implements LockDriver, LockView {
     private CompletableFuture<Acquired> round(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft,
                                               List<long[]> kept) {
         long proposal = proposals.next();
-        long heldToken = r.heldToken();
         long sentAt = ticker.nanos();
         RedlockStatistics.round();
-        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, new String[] {r.keys().lock(),
-                r.keys().counter(), admission.marker()}, r.owner(),
-                Long.toString(r.leaseMillis()), r.holder(), retentionMillis, Long.toString(heldToken),
-                willWait ? "1" : "0", Long.toString(proposal));
+        List<CompletableFuture<List<Long>>> calls = masters.runOnEach(ACQUIRE, acquireKeys(r), acquireArgs(r,
+                willWait, proposal));
+        return tally(r, willWait, roundsLeft, keepsLeft, kept, proposal, sentAt, calls);
+    }
+
+    /**
+     * Decides a round from its masters' replies as they come.
+     *
+     * @param sentAt when the round's first call was sent: its grants' leases started no earlier
+     * @param calls  one call per master, in the masters' order
+     */
+    private CompletableFuture<Acquired> tally(AcquireRequest r, boolean willWait, int roundsLeft, int keepsLeft,
+                                              List<long[]> kept, long proposal, long sentAt,
+                                              List<CompletableFuture<List<Long>>> calls) {
+        long heldToken = r.heldToken();
         int quorum = masters.quorum();
         long validityNanos = TimeUnit.MILLISECONDS.toNanos(validityMillis(r.leaseMillis()));
         // The winning token, once a quorum holds one in time: the held token (a re-entry) or the proposal (a fresh
@@ -383,7 +523,8 @@ public final class RedlockDriver implements LockDriver, LockView {
         }
         // How long one round took: the time the rivals' undos take to land, and the pace of the keeper's rounds.
         long roundMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(ticker.nanos() - sentAt));
-        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && replied >= masters.quorum()
+        boolean heldByOther = heldByMajority(busy);
+        if (!tooLate && keepsLeft > 0 && r.heldToken() == 0 && replied >= masters.quorum() && !heldByOther
                 && holdsFirstTaken(tally)) {
             // A split vote that this try leads: it keeps its grants, and goes round again (a higher proposal
             // replaces them) once its rivals, who do not hold the first taken master, have had a round trip to undo.
@@ -392,7 +533,17 @@ public final class RedlockDriver implements LockDriver, LockView {
                     .thenCompose(v -> round(r, willWait, roundsLeft, keepsLeft - 1, grants));
         }
         for (long[] g : grants) {
-            undoOn((int) g[0], r, g[1]); // a grant that is not part of an outcome, on its master alone
+            if (g[0] == FIRST && !tooLate && !heldByOther && masters.size() > 1
+                    && contended.containsKey(new ContendedTry(r))) {
+                // A contended try gives the first master back: the contended tries that found it taken sleep until
+                // a release, and this one wakes them (one round trip each, to the first master alone). Not while
+                // another hold has a majority: its release wakes them, and waking them now would only send them
+                // round the first master in vain. A first try's grants there are undone quietly, as before.
+                masters.runOn(FIRST, LockCalls.releaseCall(r.keys(), r.owner(), g[1], true, "0",
+                        "released " + g[1]));
+            } else {
+                undoOn((int) g[0], r, g[1]); // a grant that is not part of an outcome, on its master alone
+            }
         }
         if (tooLate) {
             log.debug("Redlock '{}': a majority granted it only after {} ms, past its validity; released",
@@ -418,6 +569,16 @@ public final class RedlockDriver implements LockDriver, LockView {
             return round(r, willWait, roundsLeft - 1, keepsLeft, List.of());
         }
         return CompletableFuture.completedFuture(notGranted(busy, roundMillis));
+    }
+
+    /** Whether one other hold has a majority of the masters (from the busy replies, by the holder's token). */
+    private boolean heldByMajority(Map<Long, List<Long>> busy) {
+        for (List<Long> pttls : busy.values()) {
+            if (pttls.size() >= masters.quorum()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

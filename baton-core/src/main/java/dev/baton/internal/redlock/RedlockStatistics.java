@@ -5,8 +5,11 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * What the Redlocks of this JVM cost under contention, counted for benchmarks and tests (not an API: internal, and its
  * counts are summed over every Baton of the process): acquisitions, handovers, the rounds of calls to every master
- * that the acquisitions and handovers sent, and the rounds that ended in a split vote. Rounds per acquisition is
- * {@code rounds / (acquisitions + handovers)}; releases, renewals and undos (single-master calls) are not rounds here.
+ * that the acquisitions and handovers sent, the rounds that ended in a split vote, and the calls a contended try sent
+ * to the first master alone before the others (the two-phase path, docs/redlock.md "Contended tries go to the first
+ * master first"). Rounds per acquisition is {@code rounds / (acquisitions + handovers)}, round trips per acquisition
+ * {@code (rounds + firstMasterCalls) / (acquisitions + handovers)}; releases, renewals and undos (single-master calls)
+ * are not rounds here.
  *
  * <p>Counting costs one uncontended {@link LongAdder} increment per event. Thread-safe.
  */
@@ -16,6 +19,8 @@ public final class RedlockStatistics {
     private static final LongAdder ROUNDS = new LongAdder();
     private static final LongAdder SPLIT_VOTES = new LongAdder();
     private static final LongAdder HANDOVERS_MISSED = new LongAdder();
+    private static final LongAdder FIRST_MASTER_CALLS = new LongAdder();
+    private static final LongAdder FIRST_MASTER_LOST = new LongAdder();
 
     private RedlockStatistics() {
     }
@@ -30,13 +35,32 @@ public final class RedlockStatistics {
      *                     each contender saw them (a split between two contenders counts up to twice)
      * @param handoversMissed handovers that did not win a majority in time (the lock was released instead, or the
      *                        old hold was lost); their waiter then tries on its own
+     * @param firstMasterCalls calls of the acquire script a contended try sent to the first master alone (one round
+     *                         trip to one master; not in {@code rounds}); the parallel call to the others that follows
+     *                         a grant there is a round
+     * @param firstMasterLost  first-master calls that found it held by another contender (the try then sleeps until a
+     *                         release or its bounded re-check)
      */
-    public record Counts(long acquisitions, long handovers, long rounds, long splitVotes, long handoversMissed) {
+    public record Counts(long acquisitions, long handovers, long rounds, long splitVotes, long handoversMissed,
+                         long firstMasterCalls, long firstMasterLost) {
         /** The events between {@code earlier} and this snapshot. */
         public Counts minus(Counts earlier) {
             return new Counts(acquisitions - earlier.acquisitions, handovers - earlier.handovers,
                     rounds - earlier.rounds, splitVotes - earlier.splitVotes,
-                    handoversMissed - earlier.handoversMissed);
+                    handoversMissed - earlier.handoversMissed, firstMasterCalls - earlier.firstMasterCalls,
+                    firstMasterLost - earlier.firstMasterLost);
+        }
+
+        /** The events of this and {@code other} together. */
+        public Counts plus(Counts other) {
+            return new Counts(acquisitions + other.acquisitions, handovers + other.handovers,
+                    rounds + other.rounds, splitVotes + other.splitVotes, handoversMissed + other.handoversMissed,
+                    firstMasterCalls + other.firstMasterCalls, firstMasterLost + other.firstMasterLost);
+        }
+
+        /** Round trips per hold taken: rounds to every master and first-master calls together; NaN before any. */
+        public double roundTripsPerHold() {
+            return holds() == 0 ? Double.NaN : (double) (rounds + firstMasterCalls) / holds();
         }
 
         /** Holds taken, by a try or a handover. */
@@ -58,7 +82,7 @@ public final class RedlockStatistics {
     /** A snapshot of the counts of every Redlock of this JVM (each read on its own, not all at one instant). */
     public static Counts snapshot() {
         return new Counts(ACQUISITIONS.sum(), HANDOVERS.sum(), ROUNDS.sum(), SPLIT_VOTES.sum(),
-                HANDOVERS_MISSED.sum());
+                HANDOVERS_MISSED.sum(), FIRST_MASTER_CALLS.sum(), FIRST_MASTER_LOST.sum());
     }
 
     static void acquired() {
@@ -75,6 +99,14 @@ public final class RedlockStatistics {
 
     static void handoverMissed() {
         HANDOVERS_MISSED.increment();
+    }
+
+    static void firstMasterCall() {
+        FIRST_MASTER_CALLS.increment();
+    }
+
+    static void firstMasterLost() {
+        FIRST_MASTER_LOST.increment();
     }
 
     static void splitVote() {

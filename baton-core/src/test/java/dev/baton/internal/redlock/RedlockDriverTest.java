@@ -25,6 +25,7 @@ import dev.baton.internal.transport.FakeQuorum;
 import dev.baton.internal.transport.FakeTransport.Call;
 import io.lettuce.core.RedisCommandTimeoutException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -407,6 +408,191 @@ class RedlockDriverTest {
 
         assertThat(value(released)).isEqualTo(1);
         assertThat(quorum.calls(LockCalls.KEEP)).isEmpty();
+    }
+
+    // ---- contended tries: the first master alone, then the others ----
+
+    /**
+     * A waiting acquisition of {@code OWNER} whose first try (one parallel round, as every first try) found the lock
+     * held by another hold's majority; its next try, {@code redlock.acquire(request, true)}, is a contended one.
+     */
+    private AcquireRequest refusedOnce() {
+        calibrated();
+        AcquireRequest request = request(redlock, KEYS, OWNER, 1, 30_000, 0, ticker.nanos());
+        CompletableFuture<Acquired> first = redlock.acquire(request, true);
+        answer(round(), busy(3_000, 9), busy(3_000, 9), busy(3_000, 9));
+        assertThat(value(first).granted()).isFalse();
+        return request;
+    }
+
+    /** The one call of the acquire script to the first master, the other masters asked nothing meanwhile. */
+    private Call firstMasterAlone() {
+        assertThat(quorum.master(1).unanswered()).as("master 1 asked nothing yet").isEmpty();
+        assertThat(quorum.master(2).unanswered()).as("master 2 asked nothing yet").isEmpty();
+        return quorum.master(0).next(RedlockDriver.ACQUIRE);
+    }
+
+    private static long proposalOf(Call acquire) {
+        return Long.parseLong(acquire.args.get(6));
+    }
+
+    @Test
+    void aFirstTryIsOneParallelRoundEvenAfterOtherAcquisitionsWereRefused() {
+        refusedOnce();
+        CompletableFuture<Acquired> fresh = attempt(true);
+        List<Call> round = round(); // every master asked at once
+
+        answer(round, granted(proposalOf(round.get(0)), 1), granted(proposalOf(round.get(0)), 1));
+
+        assertThat(value(fresh).granted()).isTrue();
+    }
+
+    @Test
+    void aContendedTryTakesTheFirstMasterAloneThenTheOthersWithTheSameProposal() {
+        AcquireRequest request = refusedOnce();
+        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
+        Call first = firstMasterAlone();
+        long proposal = proposalOf(first);
+
+        first.reply(granted(proposal, 1));
+        Call second = quorum.master(1).next(RedlockDriver.ACQUIRE);
+        Call third = quorum.master(2).next(RedlockDriver.ACQUIRE);
+        assertThat(List.of(proposalOf(second), proposalOf(third))).containsOnly(proposal);
+        assertThat(retry).isNotDone();
+        second.reply(granted(proposal, 1));
+
+        assertThat(value(retry)).isEqualTo(new Acquired(true, proposal, 1, 0));
+        third.reply(granted(proposal, 1));
+        assertThat(undone()).as("a late grant of the winning proposal is part of the hold").isEmpty();
+
+        CompletableFuture<Acquired> again = redlock.acquire(request, true);
+        assertThat(round()).as("granted, the acquisition is no longer contended: every master at once").hasSize(3);
+        assertThat(again).isNotDone();
+    }
+
+    @Test
+    void aContendedTryThatFindsTheFirstMasterTakenAsksNoOtherMasterAndSleepsBoundedly() {
+        AcquireRequest request = refusedOnce();
+        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
+        firstMasterAlone().reply(busy(20_000, 9));
+
+        assertThat(value(retry)).isEqualTo(new Acquired(false, 0, 0, RedlockDriver.FIRST_MASTER_RECHECK_MILLIS));
+        assertThat(quorum.master(1).unanswered()).isEmpty();
+        assertThat(quorum.master(2).unanswered()).isEmpty();
+        assertThat(undone()).isEmpty();
+
+        CompletableFuture<Acquired> soon = redlock.acquire(request, true);
+        firstMasterAlone().reply(busy(40, 9));
+        assertThat(value(soon)).as("until the lease there runs out, if sooner").isEqualTo(new Acquired(false, 0, 0,
+                40));
+    }
+
+    @Test
+    void aContendedTryWhoseFirstMasterTimesOutUndoesThereAndGoesToEveryMasterAtOnce() {
+        AcquireRequest request = refusedOnce();
+        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
+        Call first = firstMasterAlone();
+        long phaseOne = proposalOf(first);
+
+        first.fail(new RedisCommandTimeoutException("Command timed out after 1 second(s)"));
+        assertThat(undone()).as("the timed-out call may still run there").containsExactly("0:" + phaseOne);
+        List<Call> round = round();
+        long proposal = proposalOf(round.get(0));
+        assertThat(proposal).isGreaterThan(phaseOne);
+        answer(round, granted(proposal, 1), granted(proposal, 1), granted(proposal, 1));
+
+        assertThat(value(retry)).isEqualTo(new Acquired(true, proposal, 1, 0));
+        CompletableFuture<Acquired> next = redlock.acquire(refusedAgain(), true);
+        assertThat(round()).as("for a while, contended tries skip the first master that failed").hasSize(3);
+        assertThat(next).isNotDone();
+    }
+
+    /** Another acquisition of {@code OWNER}, refused once by a majority hold (the masters' clock already heard). */
+    private AcquireRequest refusedAgain() {
+        AcquireRequest request = request(redlock, KEYS, OWNER, 1, 30_000, 0, ticker.nanos());
+        CompletableFuture<Acquired> first = redlock.acquire(request, true);
+        answer(round(), busy(3_000, 9), busy(3_000, 9), busy(3_000, 9));
+        assertThat(value(first).granted()).isFalse();
+        return request;
+    }
+
+    @Test
+    void aContendedTryGrantedOnTheFirstMasterButNotByAMajorityUndoesItQuietlyAndSleepsOnTheHolder() {
+        AcquireRequest request = refusedOnce();
+        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
+        Call first = firstMasterAlone();
+        long proposal = proposalOf(first);
+        first.reply(granted(proposal, 1));
+
+        answer(List.of(quorum.master(1).next(RedlockDriver.ACQUIRE), quorum.master(2).next(RedlockDriver.ACQUIRE)),
+                busy(2_000, 9), busy(3_000, 9));
+
+        assertThat(value(retry)).as("another hold has the other two: sleeps until its lease is out on one of them")
+                .isEqualTo(new Acquired(false, 0, 0, 2_000));
+        assertThat(undone()).containsExactly("0:" + proposal);
+        assertThat(quorum.master(0).calls(LockCalls.RELEASE)).as("no wake-up: the holder's release wakes them")
+                .isEmpty();
+    }
+
+    @Test
+    void aContendedTryGrantedOnlyOnTheFirstMasterFailsAsUnavailableAndReleasesItThereWakingItsWaiters() {
+        AcquireRequest request = refusedOnce();
+        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
+        Call first = firstMasterAlone();
+        long proposal = proposalOf(first);
+        first.reply(granted(proposal, 1));
+
+        answer(List.of(quorum.master(1).next(RedlockDriver.ACQUIRE), quorum.master(2).next(RedlockDriver.ACQUIRE)),
+                unreachable(), unreachable());
+
+        assertThat(failure(retry)).isInstanceOf(BatonUnavailableException.class)
+                .hasMessageStartingWith("Redlock 'orders': only 1 of 3 masters answered (2 needed)");
+        List<Call> releases = quorum.master(0).calls(LockCalls.RELEASE);
+        assertThat(releases).as("released there, publishing, so that the tries it turned away try again").hasSize(1);
+        assertThat(releases.get(0).args.subList(0, 2)).containsExactly(OWNER, Long.toString(proposal));
+        assertThat(releases.get(0).args.get(3)).isEqualTo("1");
+        assertThat(undone()).isEmpty();
+    }
+
+    @Test
+    void aContendedTryHoldingTheFirstMasterGoesRoundAgainAfterASplitAndTheNewProposalReplacesItsGrant()
+            throws Exception {
+        quorum.transport.close();
+        FakeQuorum five = FakeQuorum.of(5);
+        RedlockDriver driver = new RedlockDriver(five.transport, BatonConfig.builder().redlock("redis://a:6379",
+                "redis://b:6379", "redis://c:6379", "redis://d:6379", "redis://e:6379")
+                .redlockMaxLease(Duration.ofMinutes(1)).build(), ticker);
+        try {
+            AcquireRequest request = request(driver, KEYS, OWNER, 1, 30_000, 0, ticker.nanos());
+            CompletableFuture<Acquired> first = driver.acquire(request, true);
+            answer(five.next(RedlockDriver.ACQUIRE), busy(3_000, 9), busy(3_000, 9), busy(3_000, 9),
+                    busy(3_000, 9), busy(3_000, 9));
+            assertThat(value(first).granted()).isFalse();
+
+            CompletableFuture<Acquired> retry = driver.acquire(request, true);
+            for (int i = 1; i < 5; i++) {
+                assertThat(five.master(i).unanswered()).isEmpty();
+            }
+            Call phaseOne = five.master(0).next(RedlockDriver.ACQUIRE);
+            long proposal = proposalOf(phaseOne);
+            phaseOne.reply(granted(proposal, 1));
+            List<Call> others = new ArrayList<>();
+            for (int i = 1; i < 5; i++) {
+                others.add(five.master(i).next(RedlockDriver.ACQUIRE));
+            }
+            five.masters.forEach(m -> m.answer(RedlockDriver.ACQUIRE, c -> granted(proposalOf(c), 1)));
+            // Newcomers' parallel first tries took masters 1, 2 and 4: nobody has three of five. This try holds the
+            // first master, so it keeps its grants and goes round again; the newcomers give theirs back.
+            answer(others, busy(3_000, 10), busy(3_000, 10), granted(proposal, 1), busy(3_000, 11));
+
+            Acquired won = retry.get(5, TimeUnit.SECONDS);
+            assertThat(won.granted()).isTrue();
+            assertThat(won.token()).as("a new, higher proposal").isGreaterThan(proposal);
+            assertThat(five.master(0).calls(RedlockDriver.UNDO)).as("its first master's grant was replaced, not undone")
+                    .isEmpty();
+        } finally {
+            five.transport.close();
+        }
     }
 
     // ---- handing over to a local waiter ----
