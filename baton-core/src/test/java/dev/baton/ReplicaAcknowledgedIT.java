@@ -40,9 +40,6 @@ class ReplicaAcknowledgedIT {
         master = RedisServer.start();
         replica1 = master.startReplica();
         replica2 = master.startReplica();
-        // The first connection of a JVM loads much of Lettuce and Netty: made here, with room to spare, so that no
-        // test's 2 s command timeout measures that on a loaded machine (the first test once timed out connecting).
-        Baton.connect(BatonConfig.builder().uri(master.uri()).commandTimeout(Duration.ofSeconds(30)).build()).close();
     }
 
     @AfterAll
