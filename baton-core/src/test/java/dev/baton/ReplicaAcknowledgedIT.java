@@ -58,9 +58,14 @@ class ReplicaAcknowledgedIT {
         replica2.resume();
     }
 
-    /** The default watchdog lease (30 s): nothing here is about expiry, and a loaded machine may renew late. */
+    /**
+     * The default watchdog lease (30 s): nothing here is about expiry, and a loaded machine may renew late. The
+     * patient command timeout likewise: these tests are about how many replicas acknowledge, and an acknowledged
+     * call may take its acknowledgement wait plus the command timeout; with 2 s a loaded machine once answered a
+     * 2 s wait for a paused replica after more than 4 s, and the test saw a timeout instead of the count.
+     */
     private static Baton connect(BatonConfig.Builder builder) {
-        return Baton.connect(builder.uri(master.uri()).commandTimeout(Duration.ofSeconds(2))
+        return Baton.connect(builder.uri(master.uri()).commandTimeout(TestBatons.PATIENT_TIMEOUT)
                 .recheckInterval(TestBatons.RECHECK).build());
     }
 
