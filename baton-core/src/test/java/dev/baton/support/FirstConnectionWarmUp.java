@@ -8,6 +8,8 @@ import dev.baton.test.RedisServer;
 import java.time.Duration;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Makes the first Baton connection of a test JVM, a lock, a release and a rate-limit decision over it, with a patient timeout before any
@@ -20,21 +22,31 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * warm-up of its own. Runs once per JVM: the first class to start pays, on a Redis server of its own that it closes
  * again, so no test sees it.
  *
- * <p>Thread-safe: the warm-up is kept in the root context's store, which computes it once even if classes start in
- * parallel.
+ * <p>Thread-safe: the warm-up runs under a lock, once, even if classes start in parallel.
  */
 public final class FirstConnectionWarmUp implements BeforeAllCallback {
     /** Room for a machine loaded many times over its cores: only the first connection of the JVM waits this long. */
     private static final Duration PATIENT = Duration.ofSeconds(30);
+    private static final Logger LOG = LoggerFactory.getLogger(FirstConnectionWarmUp.class);
 
-    /** Warms up on the first class of the JVM; does nothing for later ones. */
+    /** Whether this JVM has warmed up; static, as Surefire may start a new JUnit launcher (root context) per class. */
+    private static boolean warmedUp;
+
+    /** Warms up on the first class of the JVM; does nothing for later ones. A failed warm-up is tried again. */
     @Override
     public void beforeAll(ExtensionContext context) {
-        context.getRoot().getStore(ExtensionContext.Namespace.create(FirstConnectionWarmUp.class))
-                .getOrComputeIfAbsent("done", key -> warmUp(), Boolean.class);
+        warmUpOnce();
     }
 
-    private static Boolean warmUp() {
+    private static synchronized void warmUpOnce() {
+        if (!warmedUp) {
+            warmUp();
+            warmedUp = true;
+        }
+    }
+
+    private static void warmUp() {
+        long start = System.nanoTime();
         try (RedisServer server = RedisServer.start();
              Baton baton = Baton.connect(BatonConfig.builder().uri(server.uri()).commandTimeout(PATIENT)
                      .rateLimitTimeout(PATIENT).build())) {
@@ -43,6 +55,7 @@ public final class FirstConnectionWarmUp implements BeforeAllCallback {
             lock.unlock();
             baton.rateLimiter("first-connection-warm-up", RateLimit.of(1, Duration.ofSeconds(1))).tryAcquire();
         }
-        return Boolean.TRUE;
+        // Shows in every JVM's output that the warm-up ran, and what it cost on this machine.
+        LOG.info("First connection of this JVM warmed up in {} ms", Measure.millisSince(start));
     }
 }
