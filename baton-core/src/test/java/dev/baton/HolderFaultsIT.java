@@ -25,7 +25,8 @@ class HolderFaultsIT {
     void aKilledHolderBlocksOthersForAtMostOneLease() throws Exception {
         try (ChildJvm holder = ChildJvm.start(LockWorker.class, "hold", redis.server().uri(), "crash",
                 Long.toString(LEASE_MS));
-             Baton baton = TestBatons.connect(redis.server().uri())) {
+             // Patient: the bound under test is the killed holder's lease; this observer's own timeout is unrelated.
+             Baton baton = Baton.connect(TestBatons.patientConfig(redis.server().uri()))) {
             holder.awaitLine("TOKEN", 60);
             DistributedLock lock = baton.lock("crash");
             assertThat(lock.tryLock()).isFalse();

@@ -35,7 +35,10 @@ class LocalHandoffIT {
     @BeforeEach
     void connect() {
         deployment = redis.deployment();
-        baton = deployment.connect();
+        // Patient: handoffs, fresh tokens and fairness to other processes are what these tests are about, not
+        // timeouts or expiry. With the short test lease (1.5 s) a loaded machine once delayed a renewal past it and
+        // the holder lost the lock mid-test; with the short timeout, connecting once took too long.
+        baton = Baton.connect(deployment.patientBuilder().build());
     }
 
     @AfterEach
@@ -112,7 +115,7 @@ class LocalHandoffIT {
                 return null;
             }));
         }
-        try (Baton remote = deployment.connect()) {
+        try (Baton remote = Baton.connect(deployment.patientBuilder().build())) {
             for (int i = 0; i < 5; i++) {
                 long start = System.nanoTime();
                 Lease lease = remote.lock("contended").acquire(Duration.ofSeconds(20));
@@ -144,7 +147,7 @@ class LocalHandoffIT {
 
     @OnEveryTopology
     void handoffsCanBeTurnedOff() throws Exception {
-        BatonConfig config = deployment.builder().localHandoffLimit(0).build();
+        BatonConfig config = deployment.patientBuilder().localHandoffLimit(0).build();
         try (Baton plain = Baton.connect(config)) {
             DistributedLock lock = plain.lock("plain");
             lock.lock();

@@ -45,8 +45,17 @@ class LockBasicsIT {
     @BeforeEach
     void connect() {
         deployment = redis.deployment();
-        baton = deployment.connect();
-        other = deployment.connect();
+        baton = connectShortLeased();
+        other = connectShortLeased();
+    }
+
+    /**
+     * A Baton with the short test lease and re-check of {@link TestBatons}, which the expiry tests here count on, but
+     * a patient command timeout: no test here is about commands timing out, and with 0.5 s a loaded machine once
+     * failed the set-up ("did not complete the connection within PT0.5S").
+     */
+    private Baton connectShortLeased() {
+        return Baton.connect(deployment.builder().commandTimeout(TestBatons.PATIENT_TIMEOUT).build());
     }
 
     @AfterEach
@@ -207,7 +216,7 @@ class LockBasicsIT {
     @OnEveryTopology
     void aWaiterIsWokenByTheReleaseNotByPolling() throws Exception {
         BatonConfig slowRecheck = deployment.builder().recheckInterval(Duration.ofSeconds(20))
-                .watchdogLease(Duration.ofSeconds(30)).build();
+                .watchdogLease(Duration.ofSeconds(30)).commandTimeout(TestBatons.PATIENT_TIMEOUT).build();
         try (Baton patient = Baton.connect(slowRecheck)) {
             Lease held = other.lock("notify").acquire(Duration.ZERO);
             CompletableFuture<Lease> waiting = patient.lock("notify").acquireAsync(Duration.ofSeconds(30));
@@ -455,7 +464,7 @@ class LockBasicsIT {
 
     @OnEveryTopology
     void namespacesKeepApplicationsApart() throws Exception {
-        BatonConfig config = deployment.builder().namespace("app2").build();
+        BatonConfig config = deployment.builder().namespace("app2").commandTimeout(TestBatons.PATIENT_TIMEOUT).build();
         try (Baton app2 = Baton.connect(config)) {
             baton.lock("same").lock();
             assertThat(app2.lock("same").tryLock()).isTrue();
@@ -466,7 +475,7 @@ class LockBasicsIT {
 
     @Test
     void closingStopsRenewalsSoHeldLocksExpireWithTheirLease() {
-        Baton closing = deployment.connect();
+        Baton closing = connectShortLeased();
         closing.lock("abandoned").lock();
         long closed = System.nanoTime();
         closing.close();
@@ -477,7 +486,7 @@ class LockBasicsIT {
 
     @Test
     void aClosedBatonRefusesWork() {
-        Baton closing = deployment.connect();
+        Baton closing = connectShortLeased();
         DistributedLock lock = closing.lock("closed");
         closing.close();
         closing.close(); // idempotent

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.internal.redlock.RedlockStatistics;
+import dev.baton.support.TestBatons;
 import dev.baton.test.RedisServer;
 import dev.baton.test.RedisServers;
 import java.time.Duration;
@@ -111,7 +112,12 @@ class RedlockIT {
     /** Threads of two Batons on one Redlock: threads of one Baton queue locally; nobody ever overlaps. */
     @Test
     void threadsOfSeveralBatonsNeverOverlapAndTokensFollowTheAcquisitions() throws Exception {
-        try (Baton a = Baton.connect(config(masters.uris())); Baton b = Baton.connect(config(masters.uris()))) {
+        // Patient: exclusion and token order are what this test is about, not timeouts or expiry. With the 1 s
+        // command timeout of config() a loaded machine once left a lock() with "only 2 of 5 masters answered".
+        BatonConfig patient = BatonConfig.builder().redlock(masters.uris().toArray(String[]::new))
+                .watchdogLease(TestBatons.PATIENT_LEASE).commandTimeout(TestBatons.PATIENT_TIMEOUT)
+                .recheckInterval(Duration.ofMillis(300)).build();
+        try (Baton a = Baton.connect(patient); Baton b = Baton.connect(patient)) {
             AtomicInteger inside = new AtomicInteger();
             List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
             List<Thread> threads = new ArrayList<>();

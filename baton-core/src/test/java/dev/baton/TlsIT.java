@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.support.Measure;
 import dev.baton.support.Secrets;
+import dev.baton.support.TestBatons;
 import dev.baton.test.RedisCluster;
 import dev.baton.test.RedisSentinelGroup;
 import dev.baton.test.RedisServer;
@@ -65,9 +66,18 @@ class TlsIT {
                 .watchdogLease(Duration.ofSeconds(6));
     }
 
+    /**
+     * For a connection that is meant to succeed: what these tests are about is that it works over TLS, not how fast.
+     * The short {@link #TIMEOUT} stays where a refusal's bound is measured against it; a handshake on a loaded
+     * machine once took longer than it on the way to a successful connection.
+     */
+    private static BatonConfig.Builder patientBuilder(String uri) {
+        return builder(uri).commandTimeout(TestBatons.PATIENT_TIMEOUT).rateLimitTimeout(TestBatons.PATIENT_TIMEOUT);
+    }
+
     @Test
     void aBatonTrustingThePrivateCaLocksAndRateLimitsOverTls() throws InterruptedException {
-        BatonConfig config = builder(server.uri()).password(PASSWORD.toCharArray())
+        BatonConfig config = patientBuilder(server.uri()).password(PASSWORD.toCharArray())
                 .trustedCertificates(tls.caCertificate()).build();
         try (Baton baton = Baton.connect(config); Baton other = Baton.connect(config)) {
             DistributedLock lock = baton.lock("tls");
@@ -106,7 +116,7 @@ class TlsIT {
 
     @Test
     void mutualTlsNeedsAClientCertificateTheServerTrusts() {
-        BatonConfig withCertificate = builder(mutual.uri()).trustedCertificates(tls.caCertificate())
+        BatonConfig withCertificate = patientBuilder(mutual.uri()).trustedCertificates(tls.caCertificate())
                 .clientCertificate(tls.clientCertificate(), tls.clientKey()).build();
         try (Baton baton = Baton.connect(withCertificate)) {
             assertThat(baton.lock("mutual").tryLock()).isTrue();
@@ -133,7 +143,7 @@ class TlsIT {
                 .trustManager(tls.caCertificate().toFile())
                 .keyManager(tls.clientCertificate().toFile(), tls.clientKey().toFile(), null)
                 .build();
-        try (Baton baton = Baton.connect(builder(mutual.uri()).sslOptions(options).build())) {
+        try (Baton baton = Baton.connect(patientBuilder(mutual.uri()).sslOptions(options).build())) {
             assertThat(baton.rateLimiter("own-options", RateLimit.of(1, Duration.ofHours(1))).tryAcquire().allowed())
                     .isTrue();
         }

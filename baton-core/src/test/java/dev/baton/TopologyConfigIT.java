@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,14 +27,6 @@ class TopologyConfigIT {
      * may be loaded (closing the failed client alone may take a few seconds then).
      */
     private static final long BOUND_MILLIS = TIMEOUT.toMillis() + 8_000;
-
-    @BeforeAll
-    static void warmUp() {
-        // Loads what the first connection of a JVM needs, so that no time bound below measures it.
-        try (RedisServer server = RedisServer.start()) {
-            Baton.connect(BatonConfig.builder().uri(server.uri()).build()).close();
-        }
-    }
 
     /** Connecting fails within the bound, and no cause shows the password. */
     private static Throwable failure(Supplier<BatonConfig> config) {

@@ -54,6 +54,15 @@ public abstract class Deployment {
                 .recheckInterval(TestBatons.RECHECK);
     }
 
+    /**
+     * A configuration builder that reaches this deployment, with the patient durations of
+     * {@link TestBatons#patientConfig} (each may be overridden): for tests that are not about timeouts or expiry.
+     */
+    public final BatonConfig.Builder patientBuilder() {
+        return address(BatonConfig.builder()).watchdogLease(TestBatons.PATIENT_LEASE)
+                .commandTimeout(TestBatons.PATIENT_TIMEOUT).recheckInterval(TestBatons.RECHECK);
+    }
+
     /** A Baton with the short test durations of {@link TestBatons}. */
     public final Baton connect() {
         return Baton.connect(builder().build());

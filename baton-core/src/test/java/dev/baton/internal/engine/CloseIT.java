@@ -41,7 +41,9 @@ class CloseIT {
 
     @Test
     void closeEndsEveryWaitAndTellsEveryHolder() throws Exception {
-        try (Baton other = TestBatons.connect(redis.server().uri())) {
+        // The other process only holds and looks: patient. The closing Baton keeps the short test lease, with which
+        // its locks come free after close.
+        try (Baton other = Baton.connect(TestBatons.patientConfig(redis.server().uri()))) {
             TestEngine closing = TestEngine.start(TestBatons.config(redis.server().uri()));
             Lease busy = other.lock("busy").acquire(Duration.ZERO);
 
@@ -98,7 +100,7 @@ class CloseIT {
 
     @Test
     void closeWithThousandsOfWaitersOnOneLockFailsThemAll() throws Exception {
-        try (Baton other = TestBatons.connect(redis.server().uri())) {
+        try (Baton other = Baton.connect(TestBatons.patientConfig(redis.server().uri()))) {
             Lease busy = other.lock("crowded").acquire(Duration.ZERO);
             // A generous command timeout: thousands of first tries sent at once queue on one connection.
             TestEngine closing = TestEngine.start(BatonConfig.builder().uri(redis.server().uri())
