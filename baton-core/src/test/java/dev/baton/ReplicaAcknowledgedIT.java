@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import ch.qos.logback.classic.Level;
 import dev.baton.support.LogCapture;
 import dev.baton.support.TestBatons;
+import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,18 +78,34 @@ class ReplicaAcknowledgedIT {
         return server.command("HGET", "baton:lock:{" + name + "}", field);
     }
 
+    /** How long a read on a Valkey replica may lag its acknowledgement (see the test that uses it). */
+    private static final Duration REPLICA_READ_LAG = Duration.ofSeconds(1);
+
+    private static void awaitOnReplicas(String name, String field, String expected) {
+        boolean lagAllowed = "Valkey".equals(RedisBinary.locate().product());
+        for (RedisServer replica : List.of(replica1, replica2)) {
+            if (lagAllowed) {
+                await().atMost(REPLICA_READ_LAG).pollInterval(Duration.ofMillis(5))
+                        .untilAsserted(() -> assertThat(field(replica, name, field)).isEqualTo(expected));
+            } else {
+                assertThat(field(replica, name, field)).isEqualTo(expected);
+            }
+        }
+    }
+
     @Test
     void anAcknowledgedAcquisitionIsOnTheReplicasWhenItReturns() throws Exception {
         try (Baton baton = connect(BatonConfig.builder().replicaAcknowledged(2, Duration.ofSeconds(5)))) {
             DistributedLock lock = baton.lock("acked");
             lock.lock();
             String token = Long.toString(lock.fencingToken());
-            // No waiting here: that the replicas have it when lock() returns is the whole point.
-            assertThat(field(replica1, "acked", "token")).isEqualTo(token);
-            assertThat(field(replica2, "acked", "token")).isEqualTo(token);
+            // That the replicas have it when lock() returns is the whole point: read at once on Redis, whose replicas
+            // acknowledge the offset they have applied. WAIT itself promises only that the replicas received the
+            // write, and Valkey 8.0 was seen (once in many runs, on a loaded machine) to count an acknowledgement a
+            // moment before a read on that replica found the field: there the replicas get REPLICA_READ_LAG.
+            awaitOnReplicas("acked", "token", token);
             lock.lock(); // a re-entry is acknowledged as well
-            assertThat(field(replica1, "acked", "count")).isEqualTo("2");
-            assertThat(field(replica2, "acked", "count")).isEqualTo("2");
+            awaitOnReplicas("acked", "count", "2");
             lock.unlock();
             lock.unlock();
 
