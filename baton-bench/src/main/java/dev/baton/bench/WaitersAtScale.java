@@ -2,7 +2,6 @@ package dev.baton.bench;
 
 import dev.baton.Baton;
 import dev.baton.BatonConfig;
-import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.test.RedisServer;
 import java.lang.management.ManagementFactory;
@@ -19,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.Lock;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -327,6 +327,22 @@ final class WaitersAtScale {
         }
     }
 
+    /**
+     * One waiter on a virtual thread, for either library: blocks in the thread-owned {@code lock()}, records when it
+     * got the lock and when it released it (the next holder's handoff starts there), and unlocks.
+     */
+    private static void waitInLock(Lock lock, String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
+        try {
+            lock.lock();
+        } catch (RuntimeException e) {
+            acquired.failed(e);
+            return;
+        }
+        acquired.on(name);
+        releasedAt.get(name).set(System.nanoTime());
+        lock.unlock();
+    }
+
     /** A virtual thread per waiter, blocking in the thread-owned {@code lock()}. */
     private static final class BatonVirtual extends BatonContender {
         private final ExecutorService virtual;
@@ -338,18 +354,7 @@ final class WaitersAtScale {
 
         @Override
         public void startWaiter(String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
-            virtual.execute(() -> {
-                DistributedLock lock = waiting.lock(name);
-                try {
-                    lock.lock();
-                } catch (RuntimeException e) {
-                    acquired.failed(e);
-                    return;
-                }
-                acquired.on(name);
-                releasedAt.get(name).set(System.nanoTime());
-                lock.unlock();
-            });
+            virtual.execute(() -> waitInLock(waiting.lock(name), name, releasedAt, acquired));
         }
 
         @Override
@@ -441,18 +446,7 @@ final class WaitersAtScale {
 
         @Override
         public void startWaiter(String name, Map<String, AtomicLong> releasedAt, Acquired acquired) {
-            virtual.execute(() -> {
-                RLock lock = waiting.getLock(name);
-                try {
-                    lock.lock();
-                } catch (RuntimeException e) {
-                    acquired.failed(e);
-                    return;
-                }
-                acquired.on(name);
-                releasedAt.get(name).set(System.nanoTime());
-                lock.unlock();
-            });
+            virtual.execute(() -> waitInLock(waiting.getLock(name), name, releasedAt, acquired));
         }
 
         @Override
