@@ -50,12 +50,8 @@ if held[1] and held[1] ~= ARGV[1] then
   end
   return {0, redis.call('PTTL', KEYS[1]), last, micros, tonumber(held[2])}
 end
-local proposed = tonumber(ARGV[7])
-if proposed <= last then
+-- Free, or ours with another token (an acquisition whose reply was lost): a fresh acquisition replaces it.
+if not redlock_grant(KEYS[1], KEYS[2], last, ARGV[7], ARGV[1], ARGV[2], ARGV[3], ARGV[4]) then -- lib/redlock-grant.lua
   return {-1, last, 0, micros}
 end
--- Free, or ours with another token (an acquisition whose reply was lost): a fresh acquisition replaces it.
-redis.call('SET', KEYS[2], ARGV[7], 'PX', ARGV[4])
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'count', 1, 'token', ARGV[7], 'holder', ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return {1, proposed, 1, micros}
+return {1, tonumber(ARGV[7]), 1, micros}

@@ -32,11 +32,7 @@ if not owns(held[1], held[2], ARGV[1], ARGV[2]) then
 end
 local last = redis.call('GET', KEYS[2])
 last = last and tonumber(last) or 0
-local proposed = tonumber(ARGV[7])
-if proposed <= last then
+if not redlock_grant(KEYS[1], KEYS[2], last, ARGV[7], ARGV[3], ARGV[4], ARGV[5], ARGV[6]) then -- lib/redlock-grant.lua
   return {-1, last, 0, micros}
 end
-redis.call('SET', KEYS[2], ARGV[7], 'PX', ARGV[6])
-redis.call('HSET', KEYS[1], 'owner', ARGV[3], 'count', 1, 'token', ARGV[7], 'holder', ARGV[5])
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return {1, proposed, 0, micros}
+return {1, tonumber(ARGV[7]), 0, micros}

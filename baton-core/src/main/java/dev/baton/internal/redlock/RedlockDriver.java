@@ -60,9 +60,9 @@ import org.slf4j.LoggerFactory;
  * thread-safe.
  */
 public final class RedlockDriver implements LockDriver, LockView {
-    static final Script ACQUIRE = Script.list("redlock-acquire", "owns", "reenter");
+    static final Script ACQUIRE = Script.list("redlock-acquire", "owns", "reenter", "redlock-grant");
     static final Script UNDO = Script.integer("redlock-undo", "owns");
-    static final Script HANDOFF = Script.list("redlock-handoff", "owns");
+    static final Script HANDOFF = Script.list("redlock-handoff", "owns", "redlock-grant");
     private static final Logger log = LoggerFactory.getLogger(RedlockDriver.class);
     /** How often one acquire call may go round again at once: for a stale proposal or masters admitted meanwhile. */
     private static final int ROUNDS = 3;
