@@ -114,6 +114,16 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pendin
     private final boolean hasDeadline;
     private final long deadlineNanos;
     private final AtomicReference<State> state = new AtomicReference<>(State.FIRST_TRY);
+    /**
+     * Held while a try is handed to the transport, and while the attempt ends and sends its abandon: a try goes out
+     * either before the abandon (on the same connection, so Redis runs it first and the abandon covers it) or not at
+     * all. Without it, a try whose state was checked just before a deadline or a cancellation ended the attempt on
+     * another thread could go out after the abandon and queue in Redis a waiter that nobody withdraws; a semaphore's
+     * or a fair lock's release would then hand that dead waiter its permits or the lock, held for a whole lease (seen
+     * once in CI: a semaphore's permits came back only with the dead waiter's lease). Neither side blocks inside:
+     * both only hand commands to the transport.
+     */
+    private final Object sendGate = new Object();
 
     // Data, not decisions: what the current state needs to remember.
     private volatile long epochSeen = -1;
@@ -312,12 +322,15 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pendin
      *                  still), false if it ends on its try's reply, null if a try in flight may grant it
      */
     private boolean end(Set<State> from, State outcome, Hold hold, Throwable failure, Boolean replyLost) {
-        State left = transition(from, outcome);
-        if (left == null) {
-            return false;
-        }
-        if (outcome != State.ACQUIRED) {
-            withdraw(replyLost != null ? replyLost : TRY_IN_FLIGHT.contains(left));
+        State left;
+        synchronized (sendGate) {
+            left = transition(from, outcome);
+            if (left == null) {
+                return false;
+            }
+            if (outcome != State.ACQUIRED) {
+                withdraw(replyLost != null ? replyLost : TRY_IN_FLIGHT.contains(left));
+            }
         }
         switch (outcome) {
             case ACQUIRED -> result.complete(hold);
@@ -370,19 +383,22 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pendin
     }
 
     private void send() {
-        if (state.get().ended()) {
-            return;
+        CompletableFuture<LockDriver.Acquired> sent;
+        long sentAt;
+        synchronized (sendGate) {
+            if (state.get().ended()) {
+                return;
+            }
+            if (engine.isClosed()) {
+                fail(engine.closedWhileWaiting(keys));
+                return;
+            }
+            epochSeen = engine.notifications().epoch(keys.channel());
+            sentAt = engine.nanos();
+            lastSentAt = sentAt;
+            sent = engine.tryAcquire(request, waits);
         }
-        if (engine.isClosed()) {
-            fail(engine.closedWhileWaiting(keys));
-            return;
-        }
-        epochSeen = engine.notifications().epoch(keys.channel());
-        long sentAt = engine.nanos();
-        lastSentAt = sentAt;
-        settled = engine.tryAcquire(request, waits)
-                .handle((reply, error) -> onReply(reply, error, sentAt))
-                .thenCompose(f -> f);
+        settled = sent.handle((reply, error) -> onReply(reply, error, sentAt)).thenCompose(f -> f);
     }
 
     /** @return a future that completes when any clean-up this reply triggered is done */

@@ -21,7 +21,11 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -178,6 +182,61 @@ class AcquireAttemptTest {
         assertThat(baton.redis.calls(LockCalls.ACQUIRE).size() - afterEldest)
                 .as("the next eldest re-checks from now on, once an interval").isBetween(9, 11);
         assertThat(waiters.subList(1, 50)).allSatisfy(w -> assertThat(w.state()).isIn(State.SLEEPING, State.QUEUED));
+    }
+
+    /**
+     * A try and the abandon of the attempt's end, started at once from two threads: the try goes out before the
+     * abandon or not at all. (The plain lock sends an abandon only when the end may have to cover a try.) A try sent after its attempt's abandon would leave a waiter queued in Redis that nobody
+     * withdraws (a semaphore's release once handed such a dead waiter its permits for a whole lease).
+     */
+    @Test
+    void aTryRacingTheEndOfItsAttemptNeverGoesOutAfterTheAbandon() throws Exception {
+        ExecutorService racers = Executors.newFixedThreadPool(2);
+        int abandons = 0;
+        try {
+            for (int i = 0; i < 300; i++) {
+                String name = "race-" + i;
+                AcquireAttempt attempt = baton.attempt(name, Duration.ofMinutes(5));
+                replyToOpenTry(name, held(60_000)); // the first try
+                replyToOpenTry(name, held(60_000)); // the try after subscribing
+                assertThat(attempt.state()).isEqualTo(State.SLEEPING);
+                CyclicBarrier start = new CyclicBarrier(2);
+                Future<?> wake = racers.submit(() -> {
+                    start.await();
+                    return attempt.wake(ReleaseNotifications.RELEASED);
+                });
+                Future<?> cancel = racers.submit(() -> {
+                    start.await();
+                    return attempt.cancel();
+                });
+                wake.get(10, TimeUnit.SECONDS);
+                cancel.get(10, TimeUnit.SECONDS);
+                List<FakeTransport.Call> calls = baton.redis.calls().stream()
+                        .filter(c -> c.keys.contains(keys(name).lock())).toList();
+                int abandon = -1;
+                for (int k = 0; k < calls.size(); k++) {
+                    if (calls.get(k).script == LockCalls.ABANDON) {
+                        abandon = k;
+                    }
+                }
+                if (abandon < 0) {
+                    continue; // the end came first, from SLEEPING: no try, so nothing to abandon
+                }
+                abandons++;
+                assertThat(calls.subList(abandon, calls.size()))
+                        .as("round %d: nothing of the attempt after its abandon", i)
+                        .noneMatch(c -> c.script == LockCalls.ACQUIRE);
+            }
+            assertThat(abandons).as("rounds in which the end met a try it had to cover").isPositive();
+        } finally {
+            racers.shutdownNow();
+        }
+    }
+
+    private void replyToOpenTry(String name, Object reply) {
+        baton.redis.unanswered().stream()
+                .filter(c -> c.script == LockCalls.ACQUIRE && c.keys.contains(keys(name).lock()))
+                .findFirst().orElseThrow().reply(reply);
     }
 
     private void advanceInSteps(Duration total) {
