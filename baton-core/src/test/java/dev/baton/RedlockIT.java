@@ -118,40 +118,9 @@ class RedlockIT {
                 .watchdogLease(TestBatons.PATIENT_LEASE).commandTimeout(TestBatons.PATIENT_TIMEOUT)
                 .recheckInterval(Duration.ofMillis(300)).build();
         try (Baton a = Baton.connect(patient); Baton b = Baton.connect(patient)) {
-            AtomicInteger inside = new AtomicInteger();
-            List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
-            List<Thread> threads = new ArrayList<>();
-            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-            for (Baton baton : List.of(a, b)) {
-                for (int t = 0; t < 3; t++) {
-                    threads.add(new Thread(() -> {
-                        try {
-                            DistributedLock lock = baton.lock("shared-counter");
-                            for (int i = 0; i < 60; i++) {
-                                lock.lock();
-                                try {
-                                    assertThat(inside.incrementAndGet()).as("holders at once").isEqualTo(1);
-                                    tokens.add(lock.fencingToken());
-                                    inside.decrementAndGet();
-                                } finally {
-                                    lock.unlock();
-                                }
-                            }
-                        } catch (Throwable e) {
-                            failures.add(e);
-                        }
-                    }));
-                }
-            }
-            threads.forEach(Thread::start);
-            for (Thread t : threads) {
-                t.join(TimeUnit.MINUTES.toMillis(2));
-            }
-            assertThat(failures).isEmpty();
+            List<Long> tokens = holdInTurns(List.of(a, b), "shared-counter", 3, 60, Duration.ofMinutes(2));
             assertThat(tokens).hasSize(6 * 60);
-            for (int i = 1; i < tokens.size(); i++) {
-                assertThat(tokens.get(i)).as("token #%d", i).isGreaterThan(tokens.get(i - 1));
-            }
+            assertIncreasing(tokens);
         }
     }
 
@@ -251,45 +220,16 @@ class RedlockIT {
             for (int i = 0; i < 4; i++) {
                 batons.add(Baton.connect(patient));
             }
-            AtomicInteger inside = new AtomicInteger();
-            List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
-            List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
-            List<Thread> threads = new ArrayList<>();
             for (Baton baton : batons) {
                 baton.lock("contended").tryLock(Duration.ofSeconds(10)); // calibrates this Baton's proposals
                 baton.lock("contended").unlock();
-                for (int t = 0; t < 2; t++) {
-                    threads.add(new Thread(() -> {
-                        try {
-                            DistributedLock lock = baton.lock("contended");
-                            for (int i = 0; i < 100; i++) {
-                                lock.lock();
-                                try {
-                                    assertThat(inside.incrementAndGet()).as("holders at once").isEqualTo(1);
-                                    tokens.add(lock.fencingToken());
-                                    inside.decrementAndGet();
-                                } finally {
-                                    lock.unlock();
-                                }
-                            }
-                        } catch (Throwable e) {
-                            failures.add(e);
-                        }
-                    }));
-                }
             }
             RedlockStatistics.Counts before = RedlockStatistics.snapshot();
-            threads.forEach(Thread::start);
-            for (Thread t : threads) {
-                t.join(TimeUnit.MINUTES.toMillis(3));
-            }
+            List<Long> tokens = holdInTurns(batons, "contended", 2, 100, Duration.ofMinutes(3));
             RedlockStatistics.Counts counted = RedlockStatistics.snapshot().minus(before);
             System.out.println("Redlock under contention, 3 masters: " + counted); // for the benchmarks reference
-            assertThat(failures).isEmpty();
             assertThat(tokens).hasSize(8 * 100);
-            for (int i = 1; i < tokens.size(); i++) {
-                assertThat(tokens.get(i)).as("token #%d", i).isGreaterThan(tokens.get(i - 1));
-            }
+            assertIncreasing(tokens);
             assertThat(counted.holds()).isEqualTo(8 * 100);
             assertThat(counted.handovers()).as("holds passed to a local waiter in one round").isPositive();
             assertThat(counted.roundsPerHold()).as("rounds to every master per acquisition, on average (%s)", counted)
@@ -298,6 +238,52 @@ class RedlockIT {
                     .isLessThanOrEqualTo(SPLIT_VOTES_PER_THOUSAND_BOUND);
         } finally {
             batons.forEach(Baton::close);
+        }
+    }
+
+    /**
+     * {@code threadsPerBaton} threads on each Baton take the lock {@code name} {@code holds} times each, one after
+     * another; returns the fencing tokens in the order the holds happened, after checking that no two threads ever
+     * held it at once and that none failed.
+     */
+    private static List<Long> holdInTurns(List<Baton> batons, String name, int threadsPerBaton, int holds,
+                                          Duration join) throws InterruptedException {
+        AtomicInteger inside = new AtomicInteger();
+        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Throwable> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Thread> threads = new ArrayList<>();
+        for (Baton baton : batons) {
+            for (int t = 0; t < threadsPerBaton; t++) {
+                threads.add(new Thread(() -> {
+                    try {
+                        DistributedLock lock = baton.lock(name);
+                        for (int i = 0; i < holds; i++) {
+                            lock.lock();
+                            try {
+                                assertThat(inside.incrementAndGet()).as("holders at once").isEqualTo(1);
+                                tokens.add(lock.fencingToken());
+                                inside.decrementAndGet();
+                            } finally {
+                                lock.unlock();
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failures.add(e);
+                    }
+                }));
+            }
+        }
+        threads.forEach(Thread::start);
+        for (Thread t : threads) {
+            t.join(join.toMillis());
+        }
+        assertThat(failures).isEmpty();
+        return tokens;
+    }
+
+    private static void assertIncreasing(List<Long> tokens) {
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i)).as("token #%d", i).isGreaterThan(tokens.get(i - 1));
         }
     }
 

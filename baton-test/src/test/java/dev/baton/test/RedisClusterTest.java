@@ -161,4 +161,25 @@ class RedisClusterTest {
         assertThat(traces.anyAlive()).isFalse();
         assertThat(traces.dirs()).allSatisfy(dir -> assertThat(dir).doesNotExist());
     }
+
+    /** A cluster of another size, as benchmarks that add masters start: the slots split evenly, replicas follow. */
+    @Test
+    @Order(100)
+    void startsAnyNumberOfMastersWithTheSlotsSplitEvenly() {
+        assertThatThrownBy(() -> RedisCluster.start(RedisBinary.locate(), 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("masters");
+        try (RedisCluster two = RedisCluster.start(RedisBinary.locate(), 2)) {
+            List<RedisServer> nodes = two.nodes();
+            assertThat(nodes).hasSize(4);
+            assertThat(two.masters()).containsExactly(nodes.get(0), nodes.get(1));
+            assertThat(two.replicasOf(nodes.get(0))).containsExactly(nodes.get(2));
+            assertThat(two.replicasOf(nodes.get(1))).containsExactly(nodes.get(3));
+            assertThat(List.of(0, 8191, 8192, 16383)).extracting(two::masterFor)
+                    .containsExactly(nodes.get(0), nodes.get(0), nodes.get(1), nodes.get(1));
+            for (RedisServer node : nodes) {
+                assertThat(node.command("CLUSTER", "INFO")).contains("cluster_state:ok", "cluster_known_nodes:4",
+                        "cluster_size:2", "cluster_slots_ok:16384");
+            }
+        }
+    }
 }

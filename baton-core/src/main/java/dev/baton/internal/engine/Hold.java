@@ -39,7 +39,7 @@ public final class Hold {
      * ({@link LockEngine#granted}) so that the unlock that forgets it does not build it again; null if not registered.
      * Written before the hold is published to other threads.
      */
-    Object reentrantKey;
+    LockEngine.HoldKey reentrantKey;
 
     private int count;
     private State state = State.HELD;

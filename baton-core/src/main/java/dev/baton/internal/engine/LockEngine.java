@@ -656,7 +656,7 @@ public final class LockEngine implements AutoCloseable {
      * read-write lock are two holds). Not a concatenated string: it is looked up several times per lock() and
      * unlock(), and both strings are long-lived, with their hashes cached.
      */
-    private record HoldKey(String owner, String lock, LockType type) {
+    record HoldKey(String owner, String lock, LockType type) {
     }
 
     private static HoldKey holdKey(LockDriver driver, LockKeys keys, String owner) {
@@ -664,6 +664,6 @@ public final class LockEngine implements AutoCloseable {
     }
 
     private static HoldKey holdKey(Hold hold) {
-        return hold.reentrantKey instanceof HoldKey key ? key : holdKey(hold.driver, hold.keys, hold.owner);
+        return hold.reentrantKey != null ? hold.reentrantKey : holdKey(hold.driver, hold.keys, hold.owner);
     }
 }

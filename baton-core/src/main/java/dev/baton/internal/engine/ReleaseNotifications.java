@@ -208,11 +208,6 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
     }
 
     /**
-     * Whether another waiter of the channel is asleep after its try found the lock held, while the subscription is
-     * live. Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a
-     * newcomer may queue behind it without asking Redis first.
-     */
-    /**
      * The waiter of this channel registered first of those still registered (they leave the channel when their
      * attempt ends), or null: the eldest local waiter for this lock.
      */
@@ -221,6 +216,11 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
         return c == null ? null : c.waiters.peekFirst();
     }
 
+    /**
+     * Whether another waiter of the channel is asleep after its try found the lock held, while the subscription is
+     * live. Such a waiter is woken by the next release message (or hands its wake-up on when it gives up), so a
+     * newcomer may queue behind it without asking Redis first.
+     */
     boolean hasSleepingWaiterOtherThan(String channel, W self) {
         Channel c = channels.get(channel);
         if (c == null || !c.listening()) {

@@ -507,6 +507,24 @@ class RedlockDriverTest {
         assertThat(next).isNotDone();
     }
 
+    /** A contended retry of {@code OWNER} and the proposal the first master granted it. */
+    private record FirstMasterRetry(CompletableFuture<Acquired> outcome, long proposal) {
+    }
+
+    /**
+     * A retry of an acquisition refused once: the first master alone grants its proposal, and the other two answer
+     * with {@code second} and {@code third}.
+     */
+    private FirstMasterRetry retryGrantedOnTheFirstMaster(Object second, Object third) {
+        CompletableFuture<Acquired> retry = redlock.acquire(refusedOnce(), true);
+        Call first = firstMasterAlone();
+        long proposal = proposalOf(first);
+        first.reply(granted(proposal, 1));
+        answer(List.of(quorum.master(1).next(RedlockDriver.ACQUIRE), quorum.master(2).next(RedlockDriver.ACQUIRE)),
+                second, third);
+        return new FirstMasterRetry(retry, proposal);
+    }
+
     /** Another acquisition of {@code OWNER}, refused once by a majority hold (the masters' clock already heard). */
     private AcquireRequest refusedAgain() {
         AcquireRequest request = request(redlock, KEYS, OWNER, 1, 30_000, 0, ticker.nanos());
@@ -518,16 +536,11 @@ class RedlockDriverTest {
 
     @Test
     void aContendedTryGrantedOnTheFirstMasterButNotByAMajorityUndoesItQuietlyAndSleepsOnTheHolder() {
-        AcquireRequest request = refusedOnce();
-        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
-        Call first = firstMasterAlone();
-        long proposal = proposalOf(first);
-        first.reply(granted(proposal, 1));
+        FirstMasterRetry retry = retryGrantedOnTheFirstMaster(busy(2_000, 9), busy(3_000, 9));
+        long proposal = retry.proposal();
 
-        answer(List.of(quorum.master(1).next(RedlockDriver.ACQUIRE), quorum.master(2).next(RedlockDriver.ACQUIRE)),
-                busy(2_000, 9), busy(3_000, 9));
-
-        assertThat(value(retry)).as("another hold has the other two: sleeps until its lease is out on one of them")
+        assertThat(value(retry.outcome()))
+                .as("another hold has the other two: sleeps until its lease is out on one of them")
                 .isEqualTo(new Acquired(false, 0, 0, 2_000));
         assertThat(undone()).containsExactly("0:" + proposal);
         assertThat(quorum.master(0).calls(LockCalls.RELEASE)).as("no wake-up: the holder's release wakes them")
@@ -536,16 +549,10 @@ class RedlockDriverTest {
 
     @Test
     void aContendedTryGrantedOnlyOnTheFirstMasterFailsAsUnavailableAndReleasesItThereWakingItsWaiters() {
-        AcquireRequest request = refusedOnce();
-        CompletableFuture<Acquired> retry = redlock.acquire(request, true);
-        Call first = firstMasterAlone();
-        long proposal = proposalOf(first);
-        first.reply(granted(proposal, 1));
+        FirstMasterRetry retry = retryGrantedOnTheFirstMaster(unreachable(), unreachable());
+        long proposal = retry.proposal();
 
-        answer(List.of(quorum.master(1).next(RedlockDriver.ACQUIRE), quorum.master(2).next(RedlockDriver.ACQUIRE)),
-                unreachable(), unreachable());
-
-        assertThat(failure(retry)).isInstanceOf(BatonUnavailableException.class)
+        assertThat(failure(retry.outcome())).isInstanceOf(BatonUnavailableException.class)
                 .hasMessageStartingWith("Redlock 'orders': only 1 of 3 masters answered (2 needed)");
         List<Call> releases = quorum.master(0).calls(LockCalls.RELEASE);
         assertThat(releases).as("released there, publishing, so that the tries it turned away try again").hasSize(1);
