@@ -208,6 +208,35 @@ public final class Baton implements AutoCloseable {
     }
 
     /**
+     * The leader election of this name, shared with every process that asks for the same name on the same Redis (or
+     * the same Redlock masters). Cheap: no Redis call. See {@link LeaderElection}.
+     *
+     * @param name 1 to 1024 bytes of UTF-8, not blank; a namespace of its own, apart from lock names
+     * @return the election
+     * @throws IllegalArgumentException if the name is blank or too long
+     * @throws NullPointerException     if {@code name} is null
+     * @throws IllegalStateException    if this Baton is closed
+     */
+    public LeaderElection election(String name) {
+        return primitives.election(name);
+    }
+
+    /**
+     * The count-down latch of this name, shared with every process that asks for the same name on the same Redis.
+     * Cheap: no Redis call. See {@link DistributedCountDownLatch}.
+     *
+     * @param name 1 to 1024 bytes of UTF-8, not blank; a namespace of its own, apart from lock names
+     * @return the latch
+     * @throws IllegalArgumentException      if the name is blank or too long
+     * @throws NullPointerException          if {@code name} is null
+     * @throws IllegalStateException         if this Baton is closed
+     * @throws UnsupportedOperationException on Redlock masters ({@link BatonConfig#redlockMasters()})
+     */
+    public DistributedCountDownLatch countDownLatch(String name) {
+        return primitives.countDownLatch(name);
+    }
+
+    /**
      * What is held under this name right now, of every kind, with who holds it, how often, for how much longer, who
      * waits, and the last fencing token: one atomic Redis read (all keys of a name share one hash slot, so on a
      * Cluster too), meant for operators and diagnostics.

@@ -100,6 +100,30 @@ public interface BatonListener {
     }
 
     /**
+     * A candidacy of this Baton was elected leader ({@link LeadershipListener#elected} is called right after).
+     *
+     * @param event the election and the new epoch
+     */
+    default void leaderElected(LeaderElected event) {
+    }
+
+    /**
+     * A leadership of this Baton ended ({@link LeadershipListener#revoked} is called right after, for a candidacy).
+     *
+     * @param event the election, the epoch that ended, why, and for how long it led
+     */
+    default void leaderRevoked(LeaderRevoked event) {
+    }
+
+    /**
+     * This Baton counted a latch down.
+     *
+     * @param event the latch and the count left (0: this call released it)
+     */
+    default void latchCountedDown(LatchCountedDown event) {
+    }
+
+    /**
      * See {@link BatonListener#lockWaiting}.
      *
      * @param lock the lock's name
@@ -238,5 +262,35 @@ public interface BatonListener {
         public RateLimitDecided(String limiter, RateLimitDecision decision) {
             this(limiter, decision, false);
         }
+    }
+
+    /**
+     * A leadership began.
+     *
+     * @param election the election's name
+     * @param epoch    the leadership's epoch
+     * @param instance this Baton's instance id
+     */
+    record LeaderElected(String election, long epoch, String instance) {
+    }
+
+    /**
+     * A leadership ended.
+     *
+     * @param election the election's name
+     * @param epoch    the epoch that ended
+     * @param reason   why
+     * @param led      for how long it led, as this process measured it
+     */
+    record LeaderRevoked(String election, long epoch, RevocationReason reason, Duration led) {
+    }
+
+    /**
+     * A latch was counted down.
+     *
+     * @param latch     the latch's name
+     * @param remaining the count left after this decrement; 0 if it released the latch or it was not set
+     */
+    record LatchCountedDown(String latch, long remaining) {
     }
 }

@@ -14,5 +14,15 @@ public enum LockType {
     /** The exclusive side of a {@link Baton#readWriteLock(String) read-write lock}. */
     WRITE,
     /** Permits of a {@link Baton#semaphore(String, int) semaphore}. */
-    SEMAPHORE
+    SEMAPHORE,
+    /**
+     * The leadership of a {@link Baton#election(String) leader election}: a lease of the election's own lock, whose
+     * fencing token is the leader's epoch.
+     */
+    ELECTION,
+    /**
+     * A {@link Baton#countDownLatch(String) count-down latch}. Nobody holds a latch: {@link LockInfo} reports its
+     * count in {@link LockInfo#permits()} and never a holder.
+     */
+    LATCH
 }

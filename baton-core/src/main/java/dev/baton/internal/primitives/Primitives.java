@@ -4,9 +4,11 @@ import dev.baton.BatonConfig;
 import dev.baton.BatonException;
 import dev.baton.BatonHealth;
 import dev.baton.BatonUnavailableException;
+import dev.baton.DistributedCountDownLatch;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.DistributedSemaphore;
+import dev.baton.LeaderElection;
 import dev.baton.LockInfo;
 import dev.baton.LockOptions;
 import dev.baton.ReplicaAcknowledgement;
@@ -171,6 +173,16 @@ public final class Primitives {
                     + "(BatonConfig.replicaAcknowledgement) is not supported by multi-locks");
         }
         return new RedisMultiLock(engine, calls, new MultiLockCalls(gateway, config.fencingTokenRetention()), members);
+    }
+
+    /** The leader election of this name (see {@code dev.baton.internal.election}). */
+    public LeaderElection election(String name) {
+        throw new UnsupportedOperationException("election '" + name + "': not built yet");
+    }
+
+    /** The count-down latch of this name (see {@code dev.baton.internal.latch}). */
+    public DistributedCountDownLatch countDownLatch(String name) {
+        throw new UnsupportedOperationException("latch '" + name + "': not built yet");
     }
 
     /**
