@@ -1,5 +1,6 @@
 package dev.baton.internal.latch;
 
+import dev.baton.BatonException;
 import dev.baton.BatonListener.LatchCountedDown;
 import dev.baton.DistributedCountDownLatch;
 import dev.baton.internal.runtime.BatonRuntime;
@@ -103,6 +104,9 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
         LatchWaiter waiter = new LatchWaiter();
         CompletableFuture<Void> subscribed = waits.register(keys, waiter);
         try {
+            // The runtime marks itself closed before it ends the waits it knows: a waiter registered after that
+            // would not be told, so it looks here.
+            runtime.checkOpen();
             gateway.await(subscribed);
             while (true) {
                 long seen = waiter.wakeUps();
@@ -115,9 +119,18 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
                 }
                 waiter.sleep(seen, Math.min(left, recheckNanos));
             }
+        } catch (BatonException e) {
+            if (runtime.isClosed()) { // the connection closed under the wait: say why
+                throw closedWhileWaiting(e);
+            }
+            throw e;
         } finally {
             waits.unregister(keys, waiter);
         }
+    }
+
+    private IllegalStateException closedWhileWaiting(Throwable cause) {
+        return new IllegalStateException("this Baton was closed while waiting for latch '" + keys.name() + "'", cause);
     }
 
     /** The count, bounded by the command timeout. */
