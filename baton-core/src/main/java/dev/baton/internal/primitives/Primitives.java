@@ -18,6 +18,7 @@ import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.LockView;
+import dev.baton.internal.latch.RedisCountDownLatch;
 import dev.baton.internal.lock.AcknowledgedLockDriver;
 import dev.baton.internal.lock.FairLockDriver;
 import dev.baton.internal.lock.LockCalls;
@@ -188,7 +189,10 @@ public final class Primitives {
 
     /** The count-down latch of this name (see {@code dev.baton.internal.latch}). */
     public DistributedCountDownLatch countDownLatch(String name) {
-        throw new UnsupportedOperationException("latch '" + name + "': not built yet");
+        String checked = Require.lockName(name);
+        engine.checkOpen();
+        plainLocksOnly("latch '" + name + "'", "its count");
+        return RedisCountDownLatch.of(runtime, checked);
     }
 
     /**
