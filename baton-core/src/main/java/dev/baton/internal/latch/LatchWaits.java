@@ -9,24 +9,19 @@ import java.util.concurrent.TimeUnit;
  * The latch waiters of one Baton and their subscriptions: one per latch name with local waiters, shared by all of
  * them, over the engine's {@link ReleaseNotifications} (which also subscribes again after a reconnect or a moved
  * Cluster slot, and wakes the waiters then). Latches use a pub/sub connection of their own, opened at the first
- * wait, rather than the locks', whose notifications carry lock attempts. One per runtime ({@link #of}); closing the
- * runtime ends every wait with {@link IllegalStateException}. Thread-safe.
+ * wait, rather than the locks', whose notifications carry lock attempts. One per Baton, kept by its
+ * {@code Primitives}; closing the runtime ends every wait with {@link IllegalStateException}. Thread-safe.
  */
-final class LatchWaits {
+public final class LatchWaits {
     private final ReleaseNotifications<LatchWaiter> notifications;
 
-    private LatchWaits(BatonRuntime runtime) {
+    public LatchWaits(BatonRuntime runtime) {
         // As the engine does for locks: keep a subscription a moment after its last waiter, so that waiters coming
         // one after another on a latch do not subscribe and unsubscribe each time.
         long lingerNanos = Math.min(runtime.config().recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
         this.notifications = new ReleaseNotifications<>(runtime.gateway(), runtime::schedule, lingerNanos);
         runtime.onClose(() -> notifications.closeAll(
                 new IllegalStateException("this Baton was closed while waiting for a latch")));
-    }
-
-    /** The latch waits of this runtime, built at first use. */
-    static LatchWaits of(BatonRuntime runtime) {
-        return runtime.shared(LatchWaits.class, LatchWaits::new);
     }
 
     /** Adds a waiter; the future completes once Redis confirmed the channel's subscription. */

@@ -21,10 +21,12 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
     private final Ticker ticker;
     private final LatchCalls calls;
     private final LatchKeys keys;
+    private final LatchWaits waits;
     private final long recheckNanos;
 
-    private RedisCountDownLatch(BatonRuntime runtime, LatchKeys keys) {
+    private RedisCountDownLatch(BatonRuntime runtime, LatchWaits waits, LatchKeys keys) {
         this.runtime = runtime;
+        this.waits = waits;
         this.gateway = runtime.gateway();
         this.ticker = runtime.ticker();
         this.calls = new LatchCalls(gateway);
@@ -36,11 +38,12 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
      * The latch of this name; no Redis call. The caller has checked the name and the topology.
      *
      * @param runtime the Baton's runtime
+     * @param waits   the Baton's latch waiters and their subscriptions
      * @param name    the latch's name, already checked
      * @return the latch
      */
-    public static RedisCountDownLatch of(BatonRuntime runtime, String name) {
-        return new RedisCountDownLatch(runtime, LatchKeys.of(runtime.config().namespace(), name));
+    public static RedisCountDownLatch of(BatonRuntime runtime, LatchWaits waits, String name) {
+        return new RedisCountDownLatch(runtime, waits, LatchKeys.of(runtime.config().namespace(), name));
     }
 
     @Override
@@ -100,7 +103,6 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
         if (wait.isZero()) {
             return false;
         }
-        LatchWaits waits = LatchWaits.of(runtime);
         LatchWaiter waiter = new LatchWaiter();
         CompletableFuture<Void> subscribed = waits.register(keys, waiter);
         try {

@@ -7,12 +7,9 @@ import dev.baton.internal.transport.Transport;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,8 +44,6 @@ public final class BatonRuntime implements AutoCloseable {
     private final List<Runnable> earlyClosers = new ArrayList<>();
     /** Set while the early closers run, so that a second close() waits for nothing and repeats nothing. */
     private final AtomicBoolean closing = new AtomicBoolean();
-    /** The services families share per runtime ({@link #shared}). */
-    private final Map<Class<?>, Object> shared = new ConcurrentHashMap<>();
 
     private BatonRuntime(BatonConfig config, Identity identity, Transport gateway, Ticker ticker, Scheduler scheduler,
                          Executor callbacks) {
@@ -131,19 +126,6 @@ public final class BatonRuntime implements AutoCloseable {
      */
     public synchronized void beforeClose(Runnable closer) {
         earlyClosers.add(closer);
-    }
-
-    /**
-     * The one instance of a service that a family shares among all of its objects of this runtime (a latch's
-     * subscriptions), built by {@code factory} at first use; the factory registers its own closer if it needs one.
-     * Families build their objects one by one from names, with no place of their own to keep such a service.
-     *
-     * @param type    the service's class, which identifies it
-     * @param factory builds it from this runtime, once
-     * @return the service
-     */
-    public <T> T shared(Class<T> type, Function<BatonRuntime, T> factory) {
-        return type.cast(shared.computeIfAbsent(type, t -> factory.apply(this)));
     }
 
     /** Registers what a primitive must do when the runtime closes, before the connection goes. */

@@ -32,7 +32,7 @@ class RedisCountDownLatchTest {
     private final ThreadScheduler scheduler = new ThreadScheduler("latch-test");
     private final BatonRuntime runtime = BatonRuntime.assemble(BatonConfig.builder().uri("redis://localhost:1")
             .recheckInterval(Duration.ofMinutes(10)).build(), redis, Ticker.SYSTEM, scheduler, Runnable::run);
-    private final RedisCountDownLatch latch = RedisCountDownLatch.of(runtime, "gate");
+    private final RedisCountDownLatch latch = RedisCountDownLatch.of(runtime, new LatchWaits(runtime), "gate");
     /** The count that {@code latch-count.lua} answers. */
     private final AtomicLong count = new AtomicLong();
 
