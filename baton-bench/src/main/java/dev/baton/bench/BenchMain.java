@@ -214,8 +214,8 @@ public final class BenchMain {
                         s.out = Path.of(args[++i]);
                     }
                     case "-h", "--help" -> {
-                        System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick | --smoke] [--out FILE]"
-                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
+                        System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick | --smoke]"
+                                + " [--out FILE] [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
                                 + " [--skip-handoff] [--skip-rate | --rate-only | --topologies | --redlock]"
                                 + " [--family | --family-only]"
                                 + "\n   or: java -jar baton-bench/target/benchmarks.jar"
