@@ -19,6 +19,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -73,23 +74,33 @@ public final class ElectionCandidates implements SmartLifecycle {
      */
     public ElectionCandidates(Baton baton, Map<String, BatonProperties.Election> declared,
                               ApplicationEventPublisher publisher) {
-        Objects.requireNonNull(baton, "baton");
-        Objects.requireNonNull(declared, "declared");
+        this(lookUp(Objects.requireNonNull(baton, "baton"), Objects.requireNonNull(declared, "declared")),
+                declared.entrySet().stream().filter(e -> e.getValue().isEnabled()).map(Map.Entry::getKey)
+                        .collect(Collectors.toCollection(LinkedHashSet::new)), publisher);
+    }
+
+    /**
+     * @param elections the declared elections, by name, in declaration order
+     * @param enabled   the names of those this instance campaigns in
+     * @param publisher where leadership events go
+     */
+    ElectionCandidates(Map<String, LeaderElection> elections, Set<String> enabled,
+                       ApplicationEventPublisher publisher) {
+        this.elections = Collections.unmodifiableMap(new LinkedHashMap<>(elections));
+        this.enabled = Collections.unmodifiableSet(new LinkedHashSet<>(enabled));
         this.publisher = Objects.requireNonNull(publisher, "publisher");
+    }
+
+    private static Map<String, LeaderElection> lookUp(Baton baton, Map<String, BatonProperties.Election> declared) {
         Map<String, LeaderElection> byName = new LinkedHashMap<>();
-        Set<String> campaigning = new LinkedHashSet<>();
-        declared.forEach((name, election) -> {
+        for (String name : declared.keySet()) {
             try {
                 byName.put(name, baton.election(name));
             } catch (IllegalArgumentException e) {
                 throw new InvalidConfigurationPropertyValueException("baton.elections", name, e.getMessage());
             }
-            if (election.isEnabled()) {
-                campaigning.add(name);
-            }
-        });
-        this.elections = Collections.unmodifiableMap(byName);
-        this.enabled = Collections.unmodifiableSet(campaigning);
+        }
+        return byName;
     }
 
     /**
