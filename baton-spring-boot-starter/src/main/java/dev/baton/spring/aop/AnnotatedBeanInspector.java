@@ -35,8 +35,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Checks every bean whose class carries {@link DistributedLock @DistributedLock}, {@link RateLimited @RateLimited} or
- * {@link LeaderOnly @LeaderOnly} before Spring proxies it, and fails the context's start with an {@link AnnotationMisuseException} naming the class
- * and the method when an annotation cannot work:
+ * {@link LeaderOnly @LeaderOnly} before Spring proxies it, and fails the context's start with an
+ * {@link AnnotationMisuseException} naming the class and the method when an annotation cannot work:
  * <ul>
  *   <li>a method a proxy cannot intercept: static, private or final; a final class when the bean needs a class-based
  *       (CGLIB) proxy; a method no interface declares when the bean is proxied through its interfaces;</li>

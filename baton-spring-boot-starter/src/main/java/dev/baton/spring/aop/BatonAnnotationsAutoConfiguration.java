@@ -32,12 +32,13 @@ import org.springframework.core.type.AnnotationMetadata;
 
 /**
  * Makes {@link DistributedLock @DistributedLock}, {@link RateLimited @RateLimited} and {@link LeaderOnly @LeaderOnly}
- * work on every Spring bean: one advisor per annotation (matched on the method or what it overrides), the startup checks of
- * {@link AnnotatedBeanInspector}, and a bounded {@link RateLimiterRegistry} unless the application defines one.
+ * work on every Spring bean: one advisor per annotation (matched on the method or what it overrides), the startup
+ * checks of {@link AnnotatedBeanInspector}, and a bounded {@link RateLimiterRegistry} unless the application defines
+ * one.
  *
  * <p>Order around a method: the leadership is checked first ({@value #LEADER_ONLY_ORDER}; no Redis call, and a
  * skipped call costs nothing else), then the rate limit is charged ({@value #RATE_LIMIT_ORDER}), then the lock is taken
- * ({@value #LOCK_ORDER}), both outside {@code @Transactional} (whose advisor has the lowest precedence by default), so
+ * ({@value #LOCK_ORDER}), all outside {@code @Transactional} (whose advisor has the lowest precedence by default), so
  * a transaction commits before its lock is released. Makes sure an auto-proxy creator exists (Spring Boot's
  * {@code AopAutoConfiguration} normally provides one) and that it proxies classes unless
  * {@code spring.aop.proxy-target-class=false}.
