@@ -94,7 +94,7 @@ final class ElectedLeadership implements Leadership {
 
     @Override
     public boolean isValid() {
-        return hold.isHeld();
+        return lease.isValid();
     }
 
     @Override

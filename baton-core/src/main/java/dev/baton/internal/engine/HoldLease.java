@@ -29,7 +29,7 @@ public final class HoldLease implements Lease {
 
     @Override
     public boolean isValid() {
-        return hold.isHeld();
+        return engine.checkExpiry(hold);
     }
 
     @Override

@@ -525,6 +525,39 @@ public final class LockEngine implements AutoCloseable {
         lost(hold, reason, Hold.Loss.GONE);
     }
 
+    /**
+     * Whether a hold is still held here, marking it lost first if its local lease estimate has run out. The watchdog's
+     * sweep (or a fixed lease's timer) marks it too, but on the scheduler's thread, which may run late: after a pause
+     * ({@code SIGSTOP}, a long GC), the application's threads often run before it does, and must not be told that a
+     * lease Redis may already have given to someone else is still valid.
+     */
+    public boolean checkExpiry(Hold hold) {
+        if (!hold.isHeld()) {
+            return false;
+        }
+        if (ticker.nanos() - hold.expiresAtNanos() < 0) {
+            return true;
+        }
+        expired(hold);
+        return false;
+    }
+
+    /** A hold whose local lease estimate ran out: lost, with the cause as far as this process can tell it. */
+    void expired(Hold hold) {
+        if (!hold.watchdog()) {
+            lost(hold, "its lease ran out");
+        } else if (hold.isRenewalUnanswered()) {
+            // A renewal was sent and none succeeded since: Redis did not answer in time.
+            lost(hold, "its lease could not be renewed before it ran out (Redis did not answer)",
+                    Hold.Loss.UNANSWERED);
+        } else {
+            // No renewal even went out since the last success: this process did not run it in time, and Redis may
+            // have let the lease run out and granted the lock to someone else while it answered everyone.
+            lost(hold, "its lease ran out before this process renewed it (the process was paused or too busy to run "
+                    + "the renewal in time)");
+        }
+    }
+
     void lost(Hold hold, String reason, Hold.Loss cause) {
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);

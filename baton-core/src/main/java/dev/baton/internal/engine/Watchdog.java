@@ -103,17 +103,7 @@ public final class Watchdog {
                 holds.remove(h);
                 engine.ownerThreadEnded(h);
             } else if (now - h.expiresAtNanos() >= 0) {
-                // Two causes look alike here: Redis did not answer the renewals (one was sent and none succeeded
-                // since), or this process did not run them in time (paused, starved of CPU, a long GC: no renewal was
-                // even sent since the last success), and Redis may have let the lease run out and granted the lock to
-                // someone else while it answered everyone.
-                if (h.isRenewalUnanswered()) {
-                    engine.lost(h, "its lease could not be renewed before it ran out (Redis did not answer)",
-                            Hold.Loss.UNANSWERED);
-                } else {
-                    engine.lost(h, "its lease ran out before this process renewed it (the process was paused or "
-                            + "too busy to run the renewal in time)");
-                }
+                engine.expired(h); // Redis silent, or this process paused: see LockEngine.expired
             } else {
                 live.add(h);
                 earliest = Math.min(earliest, h.expiresAtNanos() - now);

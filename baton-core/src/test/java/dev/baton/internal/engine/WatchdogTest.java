@@ -170,6 +170,20 @@ class WatchdogTest {
         assertThat(renewalsFailed).isEmpty();
     }
 
+    @Test
+    void aLeaseIsInvalidTheMomentItsEstimateRunsOutEvenBeforeTheWatchdogRuns() {
+        Lease lease = acquire("orders", 1);
+        CompletableFuture<Void> lost = lease.lost();
+        // Woken from a pause: the application's thread looks before the scheduler's thread has run anything.
+        baton.scheduler.jump(SteppedEngine.WATCHDOG_LEASE);
+
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lost).isDone();
+        assertThat(baton.redis.calls(LockCalls.RENEW)).isEmpty();
+        await().atMost(Duration.ofSeconds(10)).until(() -> leasesLost.size() == 1);
+        assertThat(leasesLost.get(0).reason()).contains("was paused");
+    }
+
     /** A watchdog lease, granted at once with {@code token}. */
     private Lease acquire(String name, long token) {
         CompletableFuture<Lease> lease = baton.primitives.lock(name).acquireAsync(Duration.ZERO);

@@ -80,6 +80,14 @@ public final class ManualScheduler implements Scheduler {
     }
 
     /**
+     * The first instant after a pause of the whole process: the ticker has jumped on by {@code by}, and nothing due
+     * meanwhile has run yet ({@link #pause} then runs it).
+     */
+    public void jump(Duration by) {
+        ticker.set(ticker.nanos() + by.toNanos());
+    }
+
+    /**
      * A pause of the whole process ({@code SIGSTOP}, a long GC): the ticker jumps on by {@code by} while nothing runs,
      * then every task that fell due meanwhile runs once, late, at the new instant (a repeating one is next due one
      * period after that run).
