@@ -44,11 +44,18 @@ class ElectionProcessesIT {
     /** The election with a short lease, for the scenarios about losing a leader. */
     private static final String SHORT = "short";
     private static final long SHORT_LEASE_MS = 2000;
-    /** The election with a long lease: a hand-over well within it did not wait for the lease to run out. */
+    /**
+     * The election with a long lease and re-check interval: a hand-over well within both came with the release
+     * notification, and went to another process (a resigner campaigns again only one re-check interval later).
+     */
     private static final String LONG = "long";
     private static final long LONG_LEASE_MS = 30_000;
+    private static final long LONG_RECHECK_MS = 15_000;
     private static final long RECHECK_MS = 300;
-    /** A resignation hands over at once; this is generous for a loaded machine and well under the long lease. */
+    /**
+     * A resignation hands over at once; this is generous for a loaded machine, and well under the long lease and
+     * re-check interval.
+     */
     private static final Duration HANDOVER_BOUND = Duration.ofSeconds(10);
     /** A leader that vanishes is replaced within its lease plus one re-check; the rest is for a loaded machine. */
     private static final Duration REPLACEMENT_BOUND = Duration.ofMillis(SHORT_LEASE_MS + RECHECK_MS).plusSeconds(5);
@@ -87,10 +94,13 @@ class ElectionProcessesIT {
 
     @Test
     void processesLeadOneAtATimeThroughResignationsKillsPausesAndRedisOutages() throws Exception {
-        startCandidates(4, redis.server().uri(), SHORT + "=" + SHORT_LEASE_MS, LONG + "=" + LONG_LEASE_MS);
+        startCandidates(4, redis.server().uri(), SHORT + "=" + SHORT_LEASE_MS,
+                LONG + "=" + LONG_LEASE_MS + "/" + LONG_RECHECK_MS);
         long restartedAt;
+        List<String> wokeLeading;
         try (Baton observer = Baton.connect(TestBatons.patientConfig(redis.server().uri()))) {
-            // Resignations hand over at once, to another process, long before the 30 s lease could run out.
+            // Resignations hand over at once, to another process, long before the lease could run out or a waiting
+            // candidate would look again on its own.
             Elected leader = awaitSoleLeader(observer, LONG, 0, Set.of());
             for (int round = 0; round < 3; round++) {
                 long sent = CandidateWorker.micros();
@@ -135,6 +145,10 @@ class ElectionProcessesIT {
             await().atMost(SETTLE).until(() -> revocation(frozen, SHORT) != null);
             assertThat(revocation(frozen, SHORT)).as("the woken leader is told why").isEqualTo(RevocationReason.LOST);
             await().atMost(SETTLE).until(() -> !refusals(frozen.child(), SHORT, frozen.epoch(), wokenAt).isEmpty());
+            // Frozen longer than its lease, it must not believe it leads once awake (asserted at the end, so that
+            // the scenarios below run in any case).
+            wokeLeading = refusals(frozen.child(), SHORT, frozen.epoch(), wokenAt).stream()
+                    .filter(w -> w[4].equals("true")).map(w -> String.join(" ", w)).toList();
             // The successor goes on writing, accepted, after the woken one's refused write.
             int refusedAt = successorWrites(successor);
             assertThat(refusedAt).as("the resource holds the successor's write").isPositive();
@@ -168,6 +182,8 @@ class ElectionProcessesIT {
 
             closeEverywhere(SHORT, gone);
         }
+        assertThat(wokeLeading).as("writes of the woken leader, refused, made while Leadership.isValid() still said "
+                + "true though its lease estimate ran out during the freeze and another process leads").isEmpty();
         // Up to the restart: Redis lost the leadership then, and its leader believed it led until its next renewal
         // while another was elected (docs/leader-election.md); only the epochs protect a resource from then on.
         assertOneAtATime(SHORT, restartedAt);
@@ -339,7 +355,7 @@ class ElectionProcessesIT {
         List<Term> terms = terms(election).stream().filter(t -> t.first() >= 0 && t.first() < until)
                 .sorted(Comparator.comparingLong(Term::first)).toList();
         log.info("{} leaderships of '{}' to be one at a time: {}", terms.size(), election, terms);
-        assertThat(terms).as("leaderships that worked").hasSizeGreaterThanOrEqualTo(5);
+        assertThat(terms).as("leaderships that worked").hasSizeGreaterThanOrEqualTo(4);
         for (int i = 1; i < terms.size(); i++) {
             Term previous = terms.get(i - 1);
             Term next = terms.get(i);

@@ -21,11 +21,12 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A candidate process for {@code ElectionProcessesIT}: {@code TARGET RESOURCE_URI ID RECHECK_MS NAME=LEASE_MS...}.
- * For each election NAME it connects a Baton of its own to TARGET (a Redis or Sentinel URI) with that watchdog lease,
- * joins the election, and works as a leader would while it leads: every 20 ms it writes to the {@link FencedResource}
- * named NAME (on RESOURCE_URI, the application's database, apart from Baton's Redis) with its epoch: the value written is
- * {@code ID EPOCH N}, N counting the writes of the leadership.
+ * A candidate process for {@code ElectionProcessesIT}:
+ * {@code TARGET RESOURCE_URI ID RECHECK_MS NAME=LEASE_MS[/RECHECK_MS]...}. For each election NAME it connects a Baton
+ * of its own to TARGET (a Redis or Sentinel URI) with that watchdog lease and re-check interval (RECHECK_MS if none),
+ * joins the election, and works as a leader would while it leads: every 20 ms it writes to the
+ * {@link FencedResource} named NAME (on RESOURCE_URI, the application's database, apart from Baton's Redis) with its
+ * epoch: the value written is {@code ID EPOCH N}, N counting the writes of the leadership.
  *
  * <p>The work loop runs like an application's: it writes with the epoch it was elected with until it learns that the
  * leadership ended, so a process that was frozen writes once more with its old epoch when it wakes (and a leadership
@@ -41,8 +42,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>{@code REFUSED NAME EPOCH TIME VALID_BEFORE VALID_AFTER} for every write the resource refused;</li>
  *   <li>{@code TERM NAME EPOCH FIRST LAST WRITES ACCEPTED} when the work loop learns a leadership ended: the first and
  *       last time it found the leadership valid (-1 if never);</li>
- *   <li>{@code RESIGNED NAME EPOCH [unconfirmed]}, {@code NOT-LEADING NAME}, {@code CLOSED NAME VIOLATIONS}, in answer to the stdin
- *       commands {@code RESIGN NAME} and {@code CLOSE NAME} (VIOLATIONS: what {@link LeadershipRecorder} found).</li>
+ *   <li>{@code RESIGNED NAME EPOCH [unconfirmed]}, {@code NOT-LEADING NAME}, {@code CLOSED NAME VIOLATIONS}, in
+ *       answer to the stdin commands {@code RESIGN NAME} and {@code CLOSE NAME} (VIOLATIONS: what
+ *       {@link LeadershipRecorder} found).</li>
  * </ul>
  */
 public final class CandidateWorker {
@@ -54,13 +56,14 @@ public final class CandidateWorker {
     public static void main(String[] args) throws Exception {
         String target = args[0];
         String id = args[2];
-        Duration recheck = Duration.ofMillis(Long.parseLong(args[3]));
+        Duration defaultRecheck = Duration.ofMillis(Long.parseLong(args[3]));
         RedisClient client = RedisClient.create(args[1]);
         Map<String, Campaign> campaigns = new LinkedHashMap<>();
         try (StatefulRedisConnection<String, String> connection = client.connect()) {
             for (int i = 4; i < args.length; i++) {
-                String[] spec = args[i].split("=");
+                String[] spec = args[i].split("[=/]");
                 Duration lease = Duration.ofMillis(Long.parseLong(spec[1]));
+                Duration recheck = spec.length > 2 ? Duration.ofMillis(Long.parseLong(spec[2])) : defaultRecheck;
                 BatonConfig config = BatonConfig.builder().uri(target).watchdogLease(lease)
                         .commandTimeout(Duration.ofMillis(Math.min(1000, lease.toMillis() / 2)))
                         .recheckInterval(recheck).build();
