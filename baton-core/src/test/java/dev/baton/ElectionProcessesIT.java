@@ -157,8 +157,8 @@ class ElectionProcessesIT {
             assertThat(refusals(successor.child(), SHORT, successor.epoch(), 0)).isEmpty();
             Elected beforePause = awaitSoleLeader(observer, SHORT, frozen.epoch(), gone);
 
-            // Redis frozen past the lease: the leader is told UNAVAILABLE while Redis is still silent; once it is
-            // back, the candidates elect a leader again.
+            // Redis frozen past the lease: the leader is told while Redis is still silent; once it is back, the
+            // candidates elect a leader again.
             redis.server().pause();
             try {
                 await().atMost(SETTLE).until(() -> revocation(beforePause, SHORT) != null);
