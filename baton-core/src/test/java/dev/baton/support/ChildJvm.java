@@ -77,6 +77,13 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** Every stdout line so far, in order, including those {@link #awaitLine} consumed or skipped. */
+    public List<String> output() {
+        synchronized (allLines) {
+            return List.copyOf(allLines);
+        }
+    }
+
     public void send(String line) {
         stdin.println(line);
     }
