@@ -11,13 +11,29 @@ import java.util.concurrent.ScheduledFuture;
  * One acquisition as this process sees it: owner, fencing token, hold count and the local belief about its lease.
  * Shared by the thread-owned lock (where re-entries raise {@link #count}) and by {@link HoldLease}.
  *
- * <p>A hold ends exactly once, either {@link #markReleased() released} or {@link #markLost(String) lost}; only a
+ * <p>A hold ends exactly once, either {@link #markReleased() released} or {@link #markLost(String, Loss) lost}; only a
  * loss completes {@link #lost} (the engine does, on its callback executor). The local expiry estimate is
  * conservative: it counts the lease from the moment the acquire or renew command was <em>sent</em>, so this process
  * believes the lease ended no later than Redis does.
  */
 public final class Hold {
     public enum State { HELD, RELEASED, LOST }
+
+    /**
+     * Why a hold was lost, for callers that act on the cause rather than report it (an election tells its leader
+     * LOST, UNAVAILABLE or CLOSED).
+     */
+    public enum Loss {
+        /**
+         * Redis no longer had it for this owner and token, its fixed lease ran out, or its lease estimate ran out
+         * while Redis answered (this process was paused or starved and did not renew it in time).
+         */
+        GONE,
+        /** Its lease estimate ran out while renewals got no answer from Redis. */
+        UNANSWERED,
+        /** Its Baton was closed. */
+        CLOSED
+    }
 
     /** The kind of lock, whose scripts release and renew this hold. */
     public final LockDriver driver;
@@ -44,6 +60,9 @@ public final class Hold {
     private int count;
     private State state = State.HELD;
     private String lostReason = "";
+    private Loss loss;
+    /** Whether a renewal of this hold went unanswered since its last successful renewal. */
+    private boolean renewalUnanswered;
     private boolean watchdog;
     /** The hold count of a watchdog re-entry into a fixed-lease hold; 0 if none is active. */
     private int watchdogFromCount;
@@ -94,6 +113,21 @@ public final class Hold {
         return lostReason;
     }
 
+    /** Why this hold was lost; null while it is not lost. */
+    public synchronized Loss loss() {
+        return loss;
+    }
+
+    /** A renewal round that included this hold got no answer from Redis. */
+    synchronized void renewalUnanswered() {
+        renewalUnanswered = true;
+    }
+
+    /** Whether a renewal went unanswered since the last successful one. */
+    synchronized boolean isRenewalUnanswered() {
+        return renewalUnanswered;
+    }
+
     synchronized boolean watchdog() {
         return watchdog;
     }
@@ -132,6 +166,7 @@ public final class Hold {
     synchronized void renewed(long expiresAtNanos) {
         if (state == State.HELD) {
             this.expiresAtNanos = later(this.expiresAtNanos, expiresAtNanos);
+            renewalUnanswered = false;
         }
     }
 
@@ -155,12 +190,13 @@ public final class Hold {
     }
 
     /** @return true if this call ended the hold; the caller then completes {@link #lost}. */
-    synchronized boolean markLost(String reason) {
+    synchronized boolean markLost(String reason, Loss cause) {
         if (state != State.HELD) {
             return false;
         }
         state = State.LOST;
         lostReason = reason;
+        loss = cause;
         cancelTimer();
         return true;
     }

@@ -522,10 +522,14 @@ public final class LockEngine implements AutoCloseable {
     }
 
     void lost(Hold hold, String reason) {
+        lost(hold, reason, Hold.Loss.GONE);
+    }
+
+    void lost(Hold hold, String reason, Hold.Loss cause) {
         watchdog.unwatch(hold);
         localHolders.remove(hold.keys.lock(), hold);
         live.remove(hold);
-        if (hold.markLost(reason)) {
+        if (hold.markLost(reason, cause)) {
             log.warn("lost lock '{}' (fencing token {}, owner {}): {}", hold.keys.name(), hold.token, hold.owner,
                     reason);
             runtime.events().emit(l -> l.leaseLost(new BatonListener.LeaseLost(hold.keys.name(), hold.token, reason,
@@ -639,7 +643,7 @@ public final class LockEngine implements AutoCloseable {
         held.addAll(reentrantHolds.values());
         held.addAll(watchdog.watched());
         for (Hold hold : held) {
-            lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease");
+            lost(hold, "its Baton was closed, so nothing renews it; it expires with its lease", Hold.Loss.CLOSED);
         }
     }
 

@@ -103,7 +103,16 @@ public final class Watchdog {
                 holds.remove(h);
                 engine.ownerThreadEnded(h);
             } else if (now - h.expiresAtNanos() >= 0) {
-                engine.lost(h, "its lease could not be renewed before it ran out (Redis did not answer)");
+                // Two causes look alike here: Redis did not answer the renewals, or this process did not run them in
+                // time (paused, starved of CPU, a long GC): then no renewal failed, and Redis may have let the lease
+                // run out and granted the lock to someone else while it answered everyone.
+                if (h.isRenewalUnanswered()) {
+                    engine.lost(h, "its lease could not be renewed before it ran out (Redis did not answer)",
+                            Hold.Loss.UNANSWERED);
+                } else {
+                    engine.lost(h, "its lease ran out before this process renewed it (the process was paused or "
+                            + "too busy to run the renewal in time)");
+                }
             } else {
                 live.add(h);
                 earliest = Math.min(earliest, h.expiresAtNanos() - now);
@@ -125,6 +134,7 @@ public final class Watchdog {
             if (error != null) {
                 // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
                 String reason = engine.translate(error).getMessage();
+                batch.forEach(Hold::renewalUnanswered);
                 log.warn("could not renew {} lock{} (retrying in {} ms, before the leases run out): {}",
                         batch.size(), batch.size() == 1 ? "" : "s", TimeUnit.NANOSECONDS.toMillis(periodNanos),
                         reason);

@@ -12,6 +12,7 @@ import dev.baton.LeaderElection;
 import dev.baton.LockInfo;
 import dev.baton.LockOptions;
 import dev.baton.ReplicaAcknowledgement;
+import dev.baton.internal.election.Elections;
 import dev.baton.internal.engine.DriverLock;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockEngine;
@@ -67,6 +68,8 @@ public final class Primitives {
     private final ReadLockCalls readCalls;
     private final WriteLockCalls writeCalls;
     private final FairLockDriver fair;
+    /** Elections run on the plain lock's driver of the topology, Redlock masters included. */
+    private final Elections elections;
     /** Warns once per semaphore name of a total in Redis other than the one asked for. */
     private final SemaphoreTotals semaphoreTotals = new SemaphoreTotals();
 
@@ -92,6 +95,7 @@ public final class Primitives {
         this.writeCalls = new WriteLockCalls(gateway, config.fencingTokenRetention(), readCalls,
                 config.recheckInterval());
         this.fair = new FairLockDriver(gateway, config, calls);
+        this.elections = new Elections(runtime, engine, mutex, mutexView);
     }
 
     /** The plain lock's driver on this topology, for tools and tests that start attempts of their own. */
@@ -177,7 +181,9 @@ public final class Primitives {
 
     /** The leader election of this name (see {@code dev.baton.internal.election}). */
     public LeaderElection election(String name) {
-        throw new UnsupportedOperationException("election '" + name + "': not built yet");
+        String checked = Require.lockName(name);
+        engine.checkOpen();
+        return elections.election(checked);
     }
 
     /** The count-down latch of this name (see {@code dev.baton.internal.latch}). */

@@ -41,6 +41,9 @@ public final class BatonRuntime implements AutoCloseable {
     private final Events events;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<Runnable> closers = new ArrayList<>();
+    private final List<Runnable> earlyClosers = new ArrayList<>();
+    /** Set while the early closers run, so that a second close() waits for nothing and repeats nothing. */
+    private final AtomicBoolean closing = new AtomicBoolean();
 
     private BatonRuntime(BatonConfig config, Identity identity, Transport gateway, Ticker ticker, Scheduler scheduler,
                          Executor callbacks) {
@@ -116,6 +119,15 @@ public final class BatonRuntime implements AutoCloseable {
         return config.rateLimitTimeout();
     }
 
+    /**
+     * Registers what a primitive must do first when the runtime closes, while it is still open: for parts that use
+     * the Baton to close (a leader resigns, so that the next one is elected at once rather than after its lease).
+     * Run in order of registration, before the {@link #onClose} closers.
+     */
+    public synchronized void beforeClose(Runnable closer) {
+        earlyClosers.add(closer);
+    }
+
     /** Registers what a primitive must do when the runtime closes, before the connection goes. */
     public synchronized void onClose(Runnable closer) {
         closers.add(closer);
@@ -173,25 +185,35 @@ public final class BatonRuntime implements AutoCloseable {
     /** Runs the primitives' closers, then closes the connection, the scheduler and the callback pool. Idempotent. */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!closing.compareAndSet(false, true)) {
             return;
         }
+        List<Runnable> early;
+        synchronized (this) {
+            early = List.copyOf(earlyClosers);
+        }
+        runAll(early);
+        closed.set(true);
         List<Runnable> toRun;
         synchronized (this) {
             toRun = List.copyOf(closers);
         }
-        for (Runnable closer : toRun) {
-            try {
-                closer.run();
-            } catch (RuntimeException e) {
-                log.warn("closing a part of this Baton failed; closing the rest", e);
-            }
-        }
+        runAll(toRun);
         gateway.close();
         scheduler.shutdown();
         if (callbacks instanceof CallbackExecutor own) {
             own.shutdown(); // an executor passed to assemble() is the caller's
         }
         events.close(); // last: the closers above may have reported holds lost
+    }
+
+    private static void runAll(List<Runnable> closers) {
+        for (Runnable closer : closers) {
+            try {
+                closer.run();
+            } catch (RuntimeException e) {
+                log.warn("closing a part of this Baton failed; closing the rest", e);
+            }
+        }
     }
 }

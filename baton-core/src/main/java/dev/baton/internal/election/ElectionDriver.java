@@ -1,0 +1,120 @@
+package dev.baton.internal.election;
+
+import dev.baton.LockInfo;
+import dev.baton.LockType;
+import dev.baton.internal.engine.AcquireRequest;
+import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.engine.LockView;
+import dev.baton.internal.transport.HashTag;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The driver of an election's lock: the plain lock's protocol, as the topology runs it (its scripts on one Redis, the
+ * Redlock's on independent masters), on keys of the election's own ({@code <namespace>:election:{<name>}}), and
+ * reported as {@link LockType#ELECTION} in events, {@code heldLocks()} and inspections. An election needs nothing a
+ * mutex lacks: one holder, a lease the watchdog renews, a fencing token (the epoch), waiters woken by the release.
+ *
+ * <p>Delegates every call; stateless apart from the driver it wraps; thread-safe.
+ */
+public final class ElectionDriver implements LockDriver, LockView {
+    private final LockDriver mutex;
+    private final LockView mutexView;
+
+    public ElectionDriver(LockDriver mutex, LockView mutexView) {
+        this.mutex = mutex;
+        this.mutexView = mutexView;
+    }
+
+    /** The keys of the election of this name: its lock hash, epoch counter and release channel. */
+    public static LockKeys keys(String namespace, String name) {
+        String tag = HashTag.of(namespace, "election", name);
+        return new LockKeys(name, tag, tag + ":token", tag + ":released");
+    }
+
+    @Override
+    public boolean localQueueing() {
+        return mutex.localQueueing();
+    }
+
+    @Override
+    public LockType type() {
+        return LockType.ELECTION;
+    }
+
+    @Override
+    public long validityMillis(long leaseMillis) {
+        return mutex.validityMillis(leaseMillis);
+    }
+
+    @Override
+    public long sleepLimitNanos(AcquireRequest request) {
+        return mutex.sleepLimitNanos(request);
+    }
+
+    @Override
+    public CompletableFuture<Acquired> acquire(AcquireRequest request, boolean willWait) {
+        return mutex.acquire(request, willWait);
+    }
+
+    @Override
+    public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
+        return mutex.release(keys, owner, token, publish);
+    }
+
+    @Override
+    public CompletableFuture<Long> releaseHold(Hold hold, boolean publish) {
+        return mutex.releaseHold(hold, publish);
+    }
+
+    @Override
+    public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
+        return mutex.renew(batch, leaseMillis);
+    }
+
+    @Override
+    public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
+        return mutex.handoff(from, to);
+    }
+
+    @Override
+    public long grantIn(String message, AcquireRequest request) {
+        return mutex.grantIn(message, request);
+    }
+
+    @Override
+    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
+        return mutex.abandon(request, mayHoldGrant);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
+        return mutex.keep(hold, millis);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
+        return mutexView.forceUnlock(keys);
+    }
+
+    @Override
+    public CompletableFuture<Boolean> isLocked(LockKeys keys) {
+        return mutexView.isLocked(keys);
+    }
+
+    @Override
+    public CompletableFuture<LockInfo> inspect(LockKeys keys) {
+        return mutexView.inspect(keys).thenApply(ElectionDriver::asElection);
+    }
+
+    /** The mutex's reading of the election's lock, labelled as an election (its holder is the leader). */
+    private static LockInfo asElection(LockInfo info) {
+        return LockInfo.of(info.name(), LockType.ELECTION,
+                info.allHolders().stream().map(h -> new LockInfo.Holder(h.batonInstance(), h.host(), h.pid(),
+                        h.thread(), h.leaseOwned(), h.holdCount(), h.remainingLease(), h.fencingToken(),
+                        LockType.ELECTION, h.permits())).toList(),
+                info.lastFencingToken(), info.waiting(), info.permits());
+    }
+}
