@@ -37,7 +37,7 @@ import org.redisson.api.RedissonClient;
  * round trip as the yardstick.
  *
  * <p>Run: {@code java -cp baton-bench/target/benchmarks.jar dev.baton.bench.LatchRelease [--rounds 200]
- * [--warmup 20] [--waiters 8] [--clients 8] [--settle-ms 200]}; prints a Markdown table.
+ * [--warmup 20] [--waiters 8] [--clients 8] [--settle-ms 200] [--sides baton,redisson]}; prints a Markdown table.
  */
 final class LatchRelease {
     static final String BATON = "baton";
@@ -58,10 +58,12 @@ final class LatchRelease {
      * @param waiters waiting threads per round
      * @param clients client instances the waiters are spread over, per side
      * @param settle  pause between the last waiter entering {@code await} and the count-down
+     * @param sides   which of {@link #SIDES} to run
      */
-    record Plan(int rounds, int warmup, int waiters, int clients, Duration settle) {
+    record Plan(int rounds, int warmup, int waiters, int clients, Duration settle, List<String> sides) {
         Plan {
-            if (rounds < 1 || warmup < 0 || waiters < 1 || clients < 1 || clients > waiters || settle.isNegative()) {
+            if (rounds < 1 || warmup < 0 || waiters < 1 || clients < 1 || clients > waiters || settle.isNegative()
+                    || sides.isEmpty() || !SIDES.containsAll(sides)) {
                 throw new IllegalArgumentException("invalid plan: " + this);
             }
         }
@@ -119,7 +121,8 @@ final class LatchRelease {
                 Integer.parseInt(options.getOrDefault("warmup", "20")),
                 Integer.parseInt(options.getOrDefault("waiters", "8")),
                 Integer.parseInt(options.getOrDefault("clients", "8")),
-                Duration.ofMillis(Long.parseLong(options.getOrDefault("settle-ms", "200"))));
+                Duration.ofMillis(Long.parseLong(options.getOrDefault("settle-ms", "200"))),
+                List.of(options.getOrDefault("sides", String.join(",", SIDES)).split(",")));
         String loadBefore = ClusterScale.load();
         try (RedisServer server = RedisServer.start()) {
             System.out.printf(Locale.ROOT, "%s; redis-server %s (%s); %s; load %s%n",
@@ -142,14 +145,14 @@ final class LatchRelease {
         Map<String, Side> sides = new LinkedHashMap<>();
         ExecutorService waiters = Executors.newFixedThreadPool(plan.waiters());
         try {
-            for (String side : SIDES) {
+            for (String side : plan.sides()) {
                 figures.put(side, new Figures(side, plan));
                 sides.put(side, open(side, server.uri(), plan.clients()));
             }
             for (int r = 0; r < plan.warmup() + plan.rounds(); r++) {
                 boolean measured = r >= plan.warmup();
-                for (int k = 0; k < SIDES.size(); k++) {
-                    String side = SIDES.get((r + k) % SIDES.size());
+                for (int k = 0; k < plan.sides().size(); k++) {
+                    String side = plan.sides().get((r + k) % plan.sides().size());
                     round(sides.get(side), "latch-bench:" + side + ":" + r, plan, waiters,
                             measured ? figures.get(side) : null, admin);
                 }

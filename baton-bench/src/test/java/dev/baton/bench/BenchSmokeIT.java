@@ -275,7 +275,8 @@ class BenchSmokeIT {
 
     @Test
     void latchReleaseMeasuresEveryWaiterOfBothSides() throws Exception {
-        LatchRelease.Plan plan = new LatchRelease.Plan(2, 1, 8, 2, Duration.ofMillis(100));
+        LatchRelease.Plan plan = new LatchRelease.Plan(2, 1, 8, 2, Duration.ofMillis(100),
+                LatchRelease.SIDES);
 
         LatchRelease.Result result = LatchRelease.run(server, plan);
 
