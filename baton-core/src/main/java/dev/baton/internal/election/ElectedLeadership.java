@@ -49,7 +49,15 @@ final class ElectedLeadership implements Leadership {
         ElectedLeadership leadership = new ElectedLeadership(engine, hold, events, onEnd);
         events.emit(l -> l.leaderElected(new BatonListener.LeaderElected(hold.keys.name(), hold.token,
                 engine.instanceId())));
-        hold.lost.whenComplete((ignored, error) -> leadership.end(reasonOf(hold.loss())));
+        hold.lost.whenComplete((ignored, error) -> {
+            if (hold.loss() == Hold.Loss.GONE) {
+                // A leader that woke from a pause past its lease may still be the owner in Redis, until the lease
+                // runs out there too: give it up now, so that the others need not wait for that (owner and token
+                // are checked, so this never touches a later leader).
+                engine.releaseOrphan(hold.driver, hold.keys, hold.owner, hold.token);
+            }
+            leadership.end(reasonOf(hold.loss()));
+        });
         return leadership;
     }
 

@@ -44,6 +44,11 @@ final class RedisCandidacy implements Candidacy {
     private boolean closed;
     /** The campaign in progress, if any. */
     private Pending<Hold> campaign;
+    /**
+     * Whether the last campaign failed: while Redis stays down a campaign fails every re-check interval, and only the
+     * first failure of a run is worth a warning.
+     */
+    private boolean failing;
 
     /** The term in progress, if any; read by any thread. */
     private volatile ElectedLeadership current;
@@ -89,9 +94,7 @@ final class RedisCandidacy implements Candidacy {
         } catch (IllegalStateException closedBaton) {
             return; // the Baton closes, and closes this candidacy
         } catch (RuntimeException e) {
-            log.warn("election '{}': could not campaign (trying again in {}): {}", election.name(),
-                    election.recheckInterval(), e.getMessage());
-            campaignLater();
+            failed(e);
             return;
         }
         campaign = attempt;
@@ -108,11 +111,13 @@ final class RedisCandidacy implements Candidacy {
         }
         if (error != null) {
             if (!closed && !election.isClosed()) {
-                log.warn("election '{}': campaign failed (trying again in {}): {}", election.name(),
-                        election.recheckInterval(), election.translate(error).getMessage());
-                campaignLater();
+                failed(election.translate(error));
             }
             return;
+        }
+        if (failing) {
+            log.info("election '{}': campaigning again after Redis failures", election.name());
+            failing = false;
         }
         if (hold == null) { // a wait without a deadline does not run out; campaign again if it ever does
             campaign();
@@ -144,6 +149,17 @@ final class RedisCandidacy implements Candidacy {
                 campaign();
             }
         });
+    }
+
+    private void failed(RuntimeException e) {
+        if (!failing) {
+            log.warn("election '{}': campaign failed (trying again every {} until Redis answers): {}",
+                    election.name(), election.recheckInterval(), e.getMessage());
+            failing = true;
+        } else {
+            log.debug("election '{}': campaign failed again: {}", election.name(), e.getMessage());
+        }
+        campaignLater();
     }
 
     private void campaignLater() {

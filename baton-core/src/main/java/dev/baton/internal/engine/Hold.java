@@ -61,7 +61,7 @@ public final class Hold {
     private State state = State.HELD;
     private String lostReason = "";
     private Loss loss;
-    /** Whether a renewal of this hold went unanswered since its last successful renewal. */
+    /** Whether a renewal of this hold was sent and has not succeeded since (no reply yet, or a failure). */
     private boolean renewalUnanswered;
     private boolean watchdog;
     /** The hold count of a watchdog re-entry into a fixed-lease hold; 0 if none is active. */
@@ -118,12 +118,12 @@ public final class Hold {
         return loss;
     }
 
-    /** A renewal round that included this hold got no answer from Redis. */
-    synchronized void renewalUnanswered() {
+    /** A renewal of this hold is sent; until one succeeds, it counts as unanswered. */
+    synchronized void renewalSent() {
         renewalUnanswered = true;
     }
 
-    /** Whether a renewal went unanswered since the last successful one. */
+    /** Whether a renewal was sent and none has succeeded since. */
     synchronized boolean isRenewalUnanswered() {
         return renewalUnanswered;
     }

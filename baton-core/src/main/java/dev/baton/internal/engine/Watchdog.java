@@ -103,9 +103,10 @@ public final class Watchdog {
                 holds.remove(h);
                 engine.ownerThreadEnded(h);
             } else if (now - h.expiresAtNanos() >= 0) {
-                // Two causes look alike here: Redis did not answer the renewals, or this process did not run them in
-                // time (paused, starved of CPU, a long GC): then no renewal failed, and Redis may have let the lease
-                // run out and granted the lock to someone else while it answered everyone.
+                // Two causes look alike here: Redis did not answer the renewals (one was sent and none succeeded
+                // since), or this process did not run them in time (paused, starved of CPU, a long GC: no renewal was
+                // even sent since the last success), and Redis may have let the lease run out and granted the lock to
+                // someone else while it answered everyone.
                 if (h.isRenewalUnanswered()) {
                     engine.lost(h, "its lease could not be renewed before it ran out (Redis did not answer)",
                             Hold.Loss.UNANSWERED);
@@ -130,11 +131,11 @@ public final class Watchdog {
 
     private void renew(List<Hold> batch) {
         long sentAt = engine.nanos();
+        batch.forEach(Hold::renewalSent);
         batch.get(0).driver.renew(batch, leaseMillis).whenComplete((renewed, error) -> {
             if (error != null) {
                 // Retried next round; a hold whose estimate runs out meanwhile is marked lost then.
                 String reason = engine.translate(error).getMessage();
-                batch.forEach(Hold::renewalUnanswered);
                 log.warn("could not renew {} lock{} (retrying in {} ms, before the leases run out): {}",
                         batch.size(), batch.size() == 1 ? "" : "s", TimeUnit.NANOSECONDS.toMillis(periodNanos),
                         reason);

@@ -151,6 +151,25 @@ class WatchdogTest {
         assertThat(baton.engine.bookkeeping().renewedHolds()).isZero();
     }
 
+    @Test
+    void aLeaseThatRunsOutWhileThisProcessIsPausedIsLostAsAPauseNotAsRedisSilence() {
+        Lease lease = acquire("orders", 1);
+        baton.redis.answer(LockCalls.RENEW, WatchdogTest::allRenewed);
+        baton.advance(Duration.ofSeconds(10)); // one renewal, answered
+        assertThat(baton.redis.calls(LockCalls.RENEW)).hasSize(1);
+
+        try (LogCapture log = LogCapture.start()) {
+            baton.scheduler.pause(Duration.ofSeconds(40)); // past the 30 s lease, with no round run meanwhile
+            assertThat(lease.isValid()).isFalse();
+            assertThat(log.lines(Level.WARN, "lost lock 'orders'")).singleElement().asString()
+                    .contains("was paused").doesNotContain("did not answer");
+        }
+        // The late round found the hold lost before it sent anything: no renewal of a lease that ran out.
+        assertThat(baton.redis.calls(LockCalls.RENEW)).hasSize(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> leasesLost.size() == 1);
+        assertThat(renewalsFailed).isEmpty();
+    }
+
     /** A watchdog lease, granted at once with {@code token}. */
     private Lease acquire(String name, long token) {
         CompletableFuture<Lease> lease = baton.primitives.lock(name).acquireAsync(Duration.ZERO);
