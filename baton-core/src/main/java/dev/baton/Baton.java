@@ -13,7 +13,8 @@ import java.util.Objects;
  * Entry point: one {@code Baton} per application and Redis, shared by all threads. It owns one command connection,
  * one pub/sub connection (opened on the first wait) and one watchdog thread, however many locks and rate limiters
  * are used (plus, for replica-acknowledged locks only, up to 4 connections that carry their {@code WAIT}s; see
- * {@link LockOptions}).
+ * {@link LockOptions}; a second pub/sub connection at the first {@link DistributedCountDownLatch#await}; and one
+ * thread per open {@link Candidacy}).
  *
  * <pre>{@code
  * try (Baton baton = Baton.connect("redis://localhost:6379")) {

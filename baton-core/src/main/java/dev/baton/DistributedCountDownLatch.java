@@ -42,7 +42,8 @@ public interface DistributedCountDownLatch {
      * @param count  the count, at least 1
      * @param expiry how long the latch lives at most, at least one millisecond
      * @return true if set; false if a count was already set (nothing changed)
-     * @throws IllegalArgumentException  if {@code count} is below 1, or {@code expiry} is below one millisecond
+     * @throws IllegalArgumentException  if {@code count} is below 1, or {@code expiry} is below one millisecond (or
+     *                                   above about 146 years)
      * @throws NullPointerException      if {@code expiry} is null
      * @throws BatonUnavailableException if Redis is unreachable within the command timeout
      */
@@ -66,14 +67,18 @@ public interface DistributedCountDownLatch {
     long count();
 
     /**
-     * Waits until the count reaches zero or {@code wait} runs out; returns at once if it is zero already.
+     * Waits until the count reaches zero or {@code wait} runs out; returns at once if it is zero already. The last
+     * count-down's announcement wakes the waiter at once; a latch that expired announces nothing, so its waiters
+     * see it at their next re-check ({@link BatonConfig#recheckInterval()}), as they do a lost announcement. Waiting
+     * threads of one Baton share one subscription per latch.
      *
      * @param wait how long to wait at most; zero to only check
-     * @return true if the latch is released (count 0), false if {@code wait} ran out first
+     * @return true if the count is 0 (counted down, expired, or never set), false if {@code wait} ran out first
      * @throws InterruptedException      if the calling thread is interrupted while waiting
      * @throws IllegalArgumentException  if {@code wait} is negative
      * @throws NullPointerException      if {@code wait} is null
-     * @throws BatonUnavailableException if Redis is unreachable within the command timeout
+     * @throws BatonUnavailableException if Redis is unreachable within the command timeout, also while waiting
+     * @throws IllegalStateException     if the Baton is closed, also while waiting
      */
     boolean await(Duration wait) throws InterruptedException;
 }

@@ -33,7 +33,8 @@ import java.util.Optional;
  * @param waiting          how many waiters keep a place in Redis: the fair lock's queue, the semaphore's queue, the
  *                         writers waiting for a read-write lock; 0 for the plain lock, whose waiters keep no place in
  *                         Redis (they wait for the release notification)
- * @param permits          the semaphore's configured total of permits; 0 for every other kind
+ * @param permits          the semaphore's configured total of permits; a {@link LockType#LATCH latch}'s count (at
+ *                         most {@link Integer#MAX_VALUE}); 0 for every other kind
  * @param otherKinds       the other objects found held or waited for under the same name at the same instant, each
  *                         described by a snapshot of its own (whose own {@code otherKinds} is empty); empty when only
  *                         one kind was found, and always empty from {@link DistributedLock#inspect()}
@@ -51,7 +52,7 @@ public record LockInfo(String name, Optional<Holder> holder, long lastFencingTok
      * @param kind             which object this is
      * @param allHolders       every holder
      * @param waiting          how many waiters keep a place in Redis
-     * @param permits          the semaphore's total, 0 for other kinds
+     * @param permits          the semaphore's total or the latch's count, 0 for other kinds
      * @param otherKinds       the other objects found under the same name
      * @throws NullPointerException if an argument is null
      */
@@ -98,7 +99,7 @@ public record LockInfo(String name, Optional<Holder> holder, long lastFencingTok
      * @param allHolders       every holder, in the order the record's description gives
      * @param lastFencingToken the last fencing token issued for this object, 0 if none is remembered
      * @param waiting          how many waiters keep a place in Redis
-     * @param permits          the semaphore's total, 0 for other kinds
+     * @param permits          the semaphore's total or the latch's count, 0 for other kinds
      * @return the snapshot
      */
     public static LockInfo of(String name, LockType kind, List<Holder> allHolders, long lastFencingToken,

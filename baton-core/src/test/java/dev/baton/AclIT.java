@@ -274,6 +274,24 @@ class AclIT {
     }
 
     @Test
+    void latchesUnderTheRule() throws Exception {
+        Baton baton = connect("baton");
+        Baton other = connect("baton");
+        DistributedCountDownLatch latch = baton.countDownLatch("gate");
+        assertThat(latch.trySetCount(2, HOUR)).isTrue();
+        assertThat(other.countDownLatch("gate").trySetCount(2)).isFalse();
+        Future<Boolean> waiter = threads.submit(() -> other.countDownLatch("gate").await(LONG));
+        await().atMost(PATIENCE).until(() -> Measure.subscribers(redis, "baton:latch:{gate}:released") == 1);
+        latch.countDown();
+        assertThat(baton.inspect("gate").otherKinds()).singleElement()
+                .satisfies(l -> assertThat(l.permits()).isEqualTo(1));
+        latch.countDown(); // releases it: DEL and PUBLISH
+        assertThat(waiter.get(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(latch.count()).isZero();
+        assertNothingRefused();
+    }
+
+    @Test
     void rateLimitersOfEveryAlgorithm() {
         Baton baton = connect("baton");
 

@@ -188,6 +188,8 @@ class RedlockIT {
                     .hasMessageContaining("semaphore 's'");
             assertThatThrownBy(() -> baton.multiLock("x", "y")).isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("multi-lock");
+            assertThatThrownBy(() -> baton.countDownLatch("go")).isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("latch 'go' cannot run on Redlock masters");
             assertThatThrownBy(() -> baton.rateLimiter("api", RateLimit.of(10, Duration.ofSeconds(1))))
                     .isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("rate limiter 'api' cannot run on Redlock masters");

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.function.BiConsumer;
 import java.util.regex.Pattern;
@@ -42,7 +43,9 @@ import org.openjdk.jmh.runner.options.TimeValue;
  * their commands per decision and their Redis memory per limiter; and prints a Markdown report (also written to
  * {@code benchmark-results.md} next to the jar).
  *
- * <p>Options: {@code --quick} (a few minutes: smoke-test settings, numbers not meaningful), {@code --out FILE},
+ * <p>Options: {@code --quick} (a few minutes: smoke-test settings, numbers not meaningful), {@code --smoke} (shorter
+ * still, for the module's smoke test: the JMH benchmarks in this JVM without forks, 100 ms iterations and slices),
+ * {@code --out FILE},
  * {@code --skip-trace}, {@code --skip-jmh}, {@code --skip-crosscheck}, {@code --skip-concurrent} (the interleaved
  * comparison with the lock floors at 8 and 16 threads, {@link ConcurrentCrossCheck}), {@code --skip-handoff},
  * {@code --skip-rate} (no rate limiters), {@code --rate-only} (only the rate limiters), {@code --topologies} (only
@@ -66,6 +69,13 @@ public final class BenchMain {
 
     static final class Settings {
         boolean quick;
+        /**
+         * --smoke (implies --quick): the sizes of the module's smoke test, which proves that every part runs and
+         * fills every row, not what it measures: JMH in this JVM without forks, 100 ms iterations, short slices,
+         * (r2) over 1,000 limiters (its tables keep the scenario's name, which says 10,000), 100 in the memory
+         * figures.
+         */
+        boolean smoke;
         boolean trace = true;
         boolean jmh = true;
         boolean handoff = true;
@@ -90,9 +100,27 @@ public final class BenchMain {
             return locks && (trace || jmh || handoff || crossCheck || concurrent);
         }
 
+        /** Limiters per contender in scenario (r2): fewer with --smoke, as setting up Redisson's takes long. */
+        int rateManyKeys() {
+            return smoke ? 1_000 : RateLimiterManyKeysBenchmark.KEYS;
+        }
+
         /** Limiters per contender in the rate-limiter memory measurement. */
         int rateMemoryLimiters() {
-            return quick ? 1_000 : 10_000;
+            return smoke ? 100 : quick ? 1_000 : 10_000;
+        }
+
+        /**
+         * How long the rate-limiter memory measurement leaves its limiters alone before it polls for the idle figure
+         * (it then still waits for the keys with a TTL to go): none with --smoke.
+         */
+        Duration rateMemoryIdle() {
+            return smoke ? Duration.ZERO : RateLimiterMemory.idleAtLeast(RateLimiterContender.Rate.PER_KEY);
+        }
+
+        /** The warm-up of each contender before the rate limiters' interleaved slices. */
+        Duration rateCrossCheckWarmup() {
+            return smoke ? Duration.ofMillis(100) : Duration.ofSeconds(1);
         }
 
         int topologySlices() {
@@ -109,7 +137,7 @@ public final class BenchMain {
         }
 
         Duration crossCheckSlice() {
-            return quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
+            return smoke ? Duration.ofMillis(100) : quick ? Duration.ofMillis(500) : Duration.ofSeconds(2);
         }
 
         int handoffRounds() {
@@ -143,7 +171,8 @@ public final class BenchMain {
         }
 
         String jmhSettings() {
-            return quick ? "1 fork, 1 x 1 s warm-up, 1 x 1 s measurement (--quick)"
+            return smoke ? "no fork (in the benchmark's JVM), 1 x 100 ms warm-up, 1 x 100 ms measurement (--smoke)"
+                    : quick ? "1 fork, 1 x 1 s warm-up, 1 x 1 s measurement (--quick)"
                     : "1 fork, 2 x 2 s warm-up, 3 x 3 s measurement";
         }
 
@@ -156,6 +185,10 @@ public final class BenchMain {
                 }
                 switch (args[i]) {
                     case "--quick" -> s.quick = true;
+                    case "--smoke" -> {
+                        s.quick = true;
+                        s.smoke = true;
+                    }
                     case "--skip-trace" -> s.trace = false;
                     case "--skip-jmh" -> s.jmh = false;
                     case "--skip-handoff" -> s.handoff = false;
@@ -181,8 +214,8 @@ public final class BenchMain {
                         s.out = Path.of(args[++i]);
                     }
                     case "-h", "--help" -> {
-                        System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick] [--out FILE]"
-                                + " [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
+                        System.out.println("usage: java -jar baton-bench/target/benchmarks.jar [--quick | --smoke]"
+                                + " [--out FILE] [--skip-trace] [--skip-jmh] [--skip-crosscheck] [--skip-concurrent]"
                                 + " [--skip-handoff] [--skip-rate | --rate-only | --topologies | --redlock]"
                                 + " [--family | --family-only]"
                                 + "\n   or: java -jar baton-bench/target/benchmarks.jar"
@@ -335,7 +368,7 @@ public final class BenchMain {
         }
 
         if (settings.jmh) {
-            log("JMH: scenarios (a), (b), (d) in forked JVMs, " + settings.jmhSettings());
+            log("JMH: scenarios (a), (b), (d), " + settings.jmhSettings());
             runJmh(settings, server, report, statsFile, jmhJson, report::addJmh,
                     LockUncontendedBenchmark.class, LockPerThreadBenchmark.class, LockManyNamesTryLockBenchmark.class);
         }
@@ -439,6 +472,13 @@ public final class BenchMain {
      */
     static void runJmh(Settings settings, RedisServer server, Report report, Path statsFile, Path jmhJson,
                        BiConsumer<Collection<RunResult>, List<String>> toReport, Class<?>... benchmarks) {
+        runJmh(settings, server, report, statsFile, jmhJson, toReport, Map.of(), benchmarks);
+    }
+
+    /** As above, with values for the benchmarks' {@code @Param}s instead of their defaults. */
+    static void runJmh(Settings settings, RedisServer server, Report report, Path statsFile, Path jmhJson,
+                       BiConsumer<Collection<RunResult>, List<String>> toReport, Map<String, String> params,
+                       Class<?>... benchmarks) {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .jvmArgsAppend("-D" + BenchEnv.REDIS_URI + "=" + server.uri(),
                         "-D" + BenchEnv.STATS_FILE + "=" + statsFile)
@@ -449,16 +489,42 @@ public final class BenchMain {
         for (Class<?> benchmark : benchmarks) {
             options.include(benchmarkPattern(benchmark));
         }
-        if (settings.quick) {
+        params.forEach(options::param);
+        if (settings.smoke) {
+            // A forked JVM costs seconds of start-up and class loading for every contender and mode, far more than
+            // the smoke test's iterations: it runs them in this JVM, which hands the benchmarks the server and the
+            // stats file through its own system properties, as a fork gets them through -D.
+            options.forks(0).warmupIterations(1).warmupTime(TimeValue.milliseconds(100))
+                    .measurementIterations(1).measurementTime(TimeValue.milliseconds(100));
+        } else if (settings.quick) {
             options.warmupIterations(1).warmupTime(TimeValue.seconds(1))
                     .measurementIterations(1).measurementTime(TimeValue.seconds(1));
         }
+        String uriBefore = System.getProperty(BenchEnv.REDIS_URI);
+        String statsBefore = System.getProperty(BenchEnv.STATS_FILE);
         try {
-                Collection<RunResult> results = new Runner(options.build()).run();
+            if (settings.smoke) {
+                System.setProperty(BenchEnv.REDIS_URI, server.uri());
+                System.setProperty(BenchEnv.STATS_FILE, statsFile.toString());
+            }
+            Collection<RunResult> results = new Runner(options.build()).run();
             toReport.accept(results, Files.exists(statsFile) ? Files.readAllLines(statsFile) : List.of());
         } catch (Exception e) {
             report.anomalies.add("JMH run of " + Arrays.stream(benchmarks).map(Class::getSimpleName).toList()
                     + " failed:\n" + HandoffScenario.stackTrace(e));
+        } finally {
+            if (settings.smoke) {
+                restoreProperty(BenchEnv.REDIS_URI, uriBefore);
+                restoreProperty(BenchEnv.STATS_FILE, statsBefore);
+            }
+        }
+    }
+
+    private static void restoreProperty(String name, String value) {
+        if (value == null) {
+            System.clearProperty(name);
+        } else {
+            System.setProperty(name, value);
         }
     }
 

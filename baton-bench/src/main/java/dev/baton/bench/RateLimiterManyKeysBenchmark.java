@@ -21,7 +21,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Scenario (r2): 8 threads share one client; every call picks one of 10,000 limiters (distinct names) at random and
  * asks it for one permit. Each limiter allows {@link RateLimiterContender.Rate#PER_KEY} (100 per second, burst 100),
  * far more than the few calls per second a single name gets here, so nearly every decision is a grant: the
- * per-customer limiter of a busy service, with its state spread over many keys.
+ * per-customer limiter of a busy service, with its state spread over many keys. ({@code --smoke} sets fewer
+ * limiters through the {@link #keys} parameter: the smoke test's Redisson would spend most of its time setting up
+ * 10,000.)
  */
 @State(Scope.Benchmark)
 @BenchmarkMode({Mode.Throughput, Mode.SampleTime})
@@ -32,6 +34,12 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 3, time = 3)
 public class RateLimiterManyKeysBenchmark {
     static final int KEYS = 10_000;
+    /** The name of the {@link #keys} parameter. */
+    static final String KEYS_PARAM = "keys";
+
+    /** How many limiters: {@link #KEYS} but in {@code --smoke} runs. */
+    @Param("" + KEYS)
+    public int keys;
 
     @Param({RateLimiterContender.BATON, RateLimiterContender.BATON_SCRIPT, RateLimiterContender.REDISSON,
             RateLimiterContender.BUCKET4J})
@@ -43,8 +51,8 @@ public class RateLimiterManyKeysBenchmark {
     @Setup(Level.Trial)
     public void open() {
         client = RateLimiterContender.open(contender, BenchEnv.redisUri());
-        limiters = new RateLimiterContender.Limiter[KEYS];
-        for (int i = 0; i < KEYS; i++) {
+        limiters = new RateLimiterContender.Limiter[keys];
+        for (int i = 0; i < keys; i++) {
             limiters[i] = client.limiter("bench:r2:" + contender + ":" + i, RateLimiterContender.Rate.PER_KEY);
         }
     }
@@ -56,7 +64,7 @@ public class RateLimiterManyKeysBenchmark {
 
     @Benchmark
     public boolean tryAcquire(CommandAccounting accounting) {
-        boolean allowed = limiters[ThreadLocalRandom.current().nextInt(KEYS)].tryAcquire();
+        boolean allowed = limiters[ThreadLocalRandom.current().nextInt(limiters.length)].tryAcquire();
         if (allowed) {
             accounting.acquired.increment();
         }

@@ -52,7 +52,19 @@ final class RateLimiterMemory {
         }
     }
 
-    static Result measure(String kind, RedisServer server, int limiters) {
+    /**
+     * How long the idle figure waits at least by default: a full refill of the burst and a second more, at least
+     * {@link #MIN_IDLE}.
+     */
+    static Duration idleAtLeast(RateLimiterContender.Rate rate) {
+        return max(MIN_IDLE, rate.fullRefill().plusSeconds(1));
+    }
+
+    /**
+     * Weighs {@code limiters} limiters of {@code kind}; the idle figure waits {@code idle} first, then polls until
+     * the keys with a TTL are gone (at most {@link #MAX_IDLE} in all).
+     */
+    static Result measure(String kind, RedisServer server, int limiters, Duration idle) {
         RateLimiterContender.Rate rate = RateLimiterContender.Rate.PER_KEY;
         server.command("FLUSHALL", "SYNC");
         boolean paused = false;
@@ -85,7 +97,7 @@ final class RateLimiterMemory {
                 paused = false;
             }
             long idleStart = System.nanoTime();
-            sleep(max(MIN_IDLE, rate.fullRefill().plusSeconds(1)));
+            sleep(idle);
             long[] idleKeys = keyspace(server);
             while (idleKeys[0] > 0 && idleKeys[1] > 0 && System.nanoTime() - idleStart < MAX_IDLE.toNanos()) {
                 sleep(POLL);
@@ -93,11 +105,11 @@ final class RateLimiterMemory {
             }
             sleep(SETTLE);
             idleKeys = keyspace(server);
-            long idle = usedMemory(server);
+            long idleMemory = usedMemory(server);
             Duration idleFor = Duration.ofNanos(System.nanoTime() - idleStart);
             double n = limiters;
             return new Result(kind, limiters, granted, pausedForFresh, (fresh - before) / n, freshKeys[0] / n,
-                    freshKeys[1] / n, (idle - before) / n, idleKeys[0] / n, idleFor);
+                    freshKeys[1] / n, (idleMemory - before) / n, idleKeys[0] / n, idleFor);
         } finally {
             if (paused) {
                 activeExpire(server, true);

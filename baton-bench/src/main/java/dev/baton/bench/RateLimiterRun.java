@@ -2,8 +2,8 @@ package dev.baton.bench;
 
 import dev.baton.test.RedisServer;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The rate-limiter part of a run, on the run's one redis-server, Baton, Redisson and Bucket4j alike:
@@ -41,21 +41,22 @@ final class RateLimiterRun {
         }
 
         if (settings.jmh) {
-            BenchMain.log("JMH: rate-limiter scenarios (r1), (r2) in forked JVMs, " + settings.jmhSettings());
+            BenchMain.log("JMH: rate-limiter scenarios (r1), (r2), " + settings.jmhSettings());
             BenchMain.runJmh(settings, server, report, outDir.resolve("bench-rate-commandstats.tsv"),
                     outDir.resolve("jmh-rate-result.json"), report::addRateJmh,
+                    Map.of(RateLimiterManyKeysBenchmark.KEYS_PARAM, String.valueOf(settings.rateManyKeys())),
                     RateLimiterOneKeyBenchmark.class, RateLimiterManyKeysBenchmark.class);
             report.load("after rate-limiter JMH");
         }
 
         if (settings.crossCheck) {
-            for (int keys : new int[] {1, RateLimiterManyKeysBenchmark.KEYS}) {
+            for (int keys : new int[] {1, settings.rateManyKeys()}) {
                 String scenario = keys == 1 ? Report.R1 : Report.R2;
                 BenchMain.log("cross-check of " + scenario + ": contenders in alternating "
                         + settings.crossCheckSlice().toMillis() + " ms slices");
                 try {
                     report.rateCrossCheck.put(scenario, RateLimiterCrossCheck.run(server.uri(), server.pid(), keys,
-                            settings.crossCheckSlices(), Duration.ofSeconds(1), settings.crossCheckSlice()));
+                            settings.crossCheckSlices(), settings.rateCrossCheckWarmup(), settings.crossCheckSlice()));
                 } catch (Exception | Error e) {
                     report.anomalies.add("cross-check of " + scenario + " failed:\n" + HandoffScenario.stackTrace(e));
                 }
@@ -65,7 +66,8 @@ final class RateLimiterRun {
         for (String kind : MEMORY_CONTENDERS) {
             BenchMain.log("memory of " + settings.rateMemoryLimiters() + " rate limiters of " + kind);
             try {
-                RateLimiterMemory.Result r = RateLimiterMemory.measure(kind, server, settings.rateMemoryLimiters());
+                RateLimiterMemory.Result r = RateLimiterMemory.measure(kind, server, settings.rateMemoryLimiters(),
+                        settings.rateMemoryIdle());
                 report.rateMemory.add(r);
                 BenchMain.log(String.format("  %.0f bytes/limiter fresh (%.2f keys), %.0f bytes/limiter idle"
                                 + " (%.2f keys) after %d ms", r.freshBytesPerLimiter(), r.freshKeysPerLimiter(),

@@ -754,11 +754,14 @@ final class Report {
     private void appendRateLimiters(StringBuilder md) {
         md.append("## Rate limiters\n\n");
         md.append("Baton, Redisson and Bucket4j side by side on the same redis-server in the same run, one client per"
-                + " contender shared by all threads of its JVM (JMH forks one JVM per contender and mode). Every"
-                + " contender gets the same limit:\n\n");
+                + " contender shared by all threads of its JVM (").append(settings.smoke
+                        ? "--smoke: JMH runs every contender and mode in the benchmark's own JVM"
+                        : "JMH forks one JVM per contender and mode").append("). Every contender gets the same"
+                        + " limit:\n\n");
         md.append("- (r1) one limiter of ").append(RateLimiterContender.Rate.ONE_KEY)
                 .append(", asked by 8 threads as fast as they can: most requests are refused\n");
-        md.append("- (r2) 10,000 limiters (distinct names) of ").append(RateLimiterContender.Rate.PER_KEY)
+        md.append("- (r2) ").append(String.format(Locale.ROOT, "%,d", settings.rateManyKeys()))
+                .append(" limiters (distinct names) of ").append(RateLimiterContender.Rate.PER_KEY)
                 .append(" each, every call picks one at random: nearly every request is granted\n");
         md.append("- memory: ").append(String.format(Locale.ROOT, "%,d", settings.rateMemoryLimiters()))
                 .append(" limiters of ").append(RateLimiterContender.Rate.PER_KEY).append(", one decision each\n\n");
@@ -853,7 +856,7 @@ final class Report {
                     + " before the weighing), so only keys count, not connection buffers. Fresh: right after one decision"
                     + " on each limiter, with Redis' active expiry paused (`DEBUG SET-ACTIVE-EXPIRE 0`) while they"
                     + " are made and weighed, so that short-lived keys are still counted. Idle: with expiry running,"
-                    + " after at least ").append(RateLimiterMemory.MIN_IDLE.toSeconds())
+                    + " after at least ").append(settings.rateMemoryIdle().toMillis() / 1000.0)
                     .append(" s without a request (a full refill of the burst takes ")
                     .append(RateLimiterContender.human(RateLimiterContender.Rate.PER_KEY.fullRefill()))
                     .append("), polling `INFO keyspace` until the keys are gone or none left has a TTL. The main"
@@ -885,7 +888,8 @@ final class Report {
         }
         md.append("### Interleaved cross-check\n\nEvery contender open in one JVM; 8 threads run ")
                 .append(settings.crossCheckSlices()).append(" slices of ").append(settings.crossCheckSlice().toMillis())
-                .append(" ms on each in turn, rotating who goes first, after 1 s of warm-up each, so that outside"
+                .append(" ms on each in turn, rotating who goes first, after ")
+                .append(settings.rateCrossCheckWarmup().toMillis()).append(" ms of warm-up each, so that outside"
                         + " load hits all of them alike. Medians over the slices: decisions/s, and the CPU time a"
                         + " decision costs the benchmark's JVM (all its threads) and the Redis server (user + system,"
                         + " from /proc).\n\n");

@@ -17,9 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Keeps the benchmark harness honest without running the full benchmarks: the commandstats parser, a MONITOR trace,
  * one short round of scenario (c) with Baton (a few seconds), one short round of each lock-family workload for Baton
  * and Redisson (about 20 seconds), one short pass of the Redlock comparison on 5 servers of its own (about 30
- * seconds), the whole rate-limiter part with {@code --quick} settings (JMH forks included: about a minute), the
- * charts drawn from those, one round of each shape of {@code --compare} with the module's jar as both builds
- * (about 40 seconds), and three rounds of the count-down latch release for Baton and Redisson (a few seconds).
+ * seconds), the whole rate-limiter part with {@code --smoke} settings (its JMH benchmarks in this JVM, 100 ms
+ * iterations: about 20 seconds), the charts drawn from those, one short round of each shape of {@code --compare}
+ * with the module's jar as both builds (about 20 seconds), and two rounds of the count-down latch release for Baton
+ * and Redisson (a few seconds).
  */
 class BenchSmokeIT {
     private static RedisServer server;
@@ -82,6 +83,11 @@ class BenchSmokeIT {
         assertThat(rateOnly.rate).isTrue();
         assertThat(rateOnly.quick).isTrue();
 
+        BenchMain.Settings smoke = BenchMain.Settings.parse(new String[] {"--rate-only", "--smoke"});
+        assertThat(smoke.smoke).isTrue();
+        assertThat(smoke.quick).isTrue();
+        assertThat(rateOnly.smoke).isFalse();
+
         BenchMain.Settings skipRate = BenchMain.Settings.parse(new String[] {"--skip-rate"});
         assertThat(skipRate.anyLockPart()).isTrue();
         assertThat(skipRate.rate).isFalse();
@@ -90,7 +96,7 @@ class BenchSmokeIT {
     @Test
     void rateLimiterPartProducesARowPerContenderAndScenario(@TempDir Path dir) {
         BenchMain.Settings settings = BenchMain.Settings.parse(
-                new String[] {"--rate-only", "--quick", "--out", dir.resolve("report.md").toString()});
+                new String[] {"--rate-only", "--smoke", "--out", dir.resolve("report.md").toString()});
         Report report = new Report(settings);
 
         RateLimiterRun.run(settings, server, report, dir);
@@ -107,8 +113,8 @@ class BenchSmokeIT {
                 assertThat(row.stats.perOp(row.ops)).as(scenario + " " + contender + " cmds/decision").isPositive();
             });
         }
-        // r1: one limiter of 1,000/s grants at most its burst plus the refill of the ~1 s measured; r2 asks each of
-        // its 10,000 limiters far less than their 100/s
+        // r1: one limiter of 1,000/s grants at most its burst plus the refill of the ~0.1 s measured; r2 asks each of
+        // its limiters (1,000 with --smoke) far less than their 100/s
         long r1Limit = 4 * RateLimiterContender.Rate.ONE_KEY.permits();
         report.rateRows(Report.R1).forEach((contender, row) ->
                 assertThat(row.acquired).as("r1 grants of " + contender).isPositive().isLessThan(r1Limit));
@@ -145,7 +151,7 @@ class BenchSmokeIT {
         assertThat(charts.get("rate-limiter").panels()).hasSize(4).allSatisfy(panel ->
                 assertThat(panel.bars()).extracting(BarChart.Bar::label)
                         .containsExactlyElementsOf(RateLimiterContender.LIMITERS));
-        assertThat(charts.get("rate-limiter").svg()).contains("--rate-only --quick", "(--quick: smoke-test");
+        assertThat(charts.get("rate-limiter").svg()).contains("--rate-only --smoke", "(--quick: smoke-test");
     }
 
     @Test
@@ -209,8 +215,8 @@ class BenchSmokeIT {
         Path jar = Path.of("target", "benchmarks.jar");
         assertThat(jar).exists();
 
-        String markdown = CoreComparison.run(jar, jar, new CoreComparison.Plan(1, Duration.ofSeconds(1),
-                Duration.ofSeconds(1), CoreShape.SHAPES));
+        String markdown = CoreComparison.run(jar, jar, new CoreComparison.Plan(1, Duration.ofMillis(200),
+                Duration.ofMillis(400), CoreShape.SHAPES));
 
         assertThat(markdown).contains("## Baton before and after", "### Anomalies\n\nNone.")
                 .doesNotContain("failed", "incomplete");

@@ -1,23 +1,26 @@
 -- Read, for operators, every kind of Baton object that lives under one name, at one instant: the plain lock, the
--- fair lock, the read-write lock and the semaphore (docs/key-layout.md). Writes nothing: holds, leases and waiters
+-- fair lock, the read-write lock, the semaphore and the count-down latch (docs/key-layout.md). Writes nothing: holds, leases and waiters
 -- whose time has passed are left out, not removed. All keys of one name carry the same hash tag {N}, whatever the
 -- kind, so on a Cluster they sit in one slot and this one script reads them all atomically. Calls only commands of
 -- the rule in docs/acl.md (TIME, HMGET, PTTL, GET, ZRANGE, ZRANGEBYSCORE).
 --
 -- ARGV[1]  which kinds to read, in this order, one letter each: 'L' plain lock, 'F' fair lock, 'R' read-write lock,
---          'S' semaphore (for example "LFRS", or "F" alone); each letter takes its keys from KEYS, in turn:
+--          'S' semaphore, 'C' count-down latch (for example "LFRSC", or "F" alone); each letter takes its keys from
+--          KEYS, in turn:
 --   L  lock hash, fencing counter
 --   F  lock hash, fencing counter, queue (zset owner -> arrival), waiters (hash owner -> "<deadline> <lease> <holder>")
 --   R  hash of holds (lib/rw-state.lua), readers (zset owner -> lease end), writers (zset owner -> intent end),
 --      fencing counter
 --   S  semaphore hash (total), holders (hash used, owner -> "<token> <permits> <holder>"), expiry (zset owner ->
 --      lease end), queue (zset owner -> arrival), waiters (hash owner -> "<deadline> <permits>"), fencing counter
+--   C  latch hash (field count; see latch-set.lua)
 --
 -- Reply: one entry per letter, in order: {letter, lastToken, waiting, total, holder1, holder2, ...}
 --   lastToken  the last fencing token remembered for that object, "0" if none
 --   waiting    live waiters that keep a place in Redis: the fair lock's queue, the semaphore's queue, the read-write
 --              lock's waiting writers; always 0 for the plain lock, whose waiters keep no place in Redis
---   total      the semaphore's configured permits, -1 when none is stored and for every other kind
+--   total      the semaphore's configured permits, -1 when none is stored; the latch's count, 0 when it has none
+--              (never set, released or expired); -1 for every other kind
 --   holderN    {owner, side, count, token, holder, remaining ms, permits}: side 'L', 'F', 'W' (the read-write lock's
 --              writer), 'R' (one of its readers) or 'S'; count the reentrant hold count (1 for a semaphore lease);
 --              holder "<instance> <pid> <host> <thread name>"; permits 1 except for a semaphore lease. The writer
@@ -99,6 +102,9 @@ for i = 1, #kinds do
       end
     end
     answers[#answers + 1] = reply
+  elseif letter == 'C' then
+    -- Nobody holds or waits for a latch in Redis (its waiters only listen): only its count.
+    answers[#answers + 1] = {'C', '0', 0, tonumber(redis.call('HMGET', key(), 'count')[1] or '0')}
   else
     return redis.error_reply('ERR name-inspect: unknown kind ' .. letter)
   end

@@ -29,7 +29,8 @@ class PackageArchitectureTest {
     private static final Pattern PACKAGE = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE);
     private static final Pattern IMPORT = Pattern.compile("^import (?:static )?([\\w.]+);", Pattern.MULTILINE);
     private static final String INTERNAL = "dev.baton.internal.";
-    private static final Set<String> FAMILIES = Set.of("lock", "rw", "semaphore", "multi", "redlock", "ratelimit", "election", "latch");
+    private static final Set<String> FAMILIES = Set.of("lock", "rw", "semaphore", "multi", "redlock", "ratelimit",
+            "election", "latch");
     /** The families built on the mutex, which may use the plain lock's typed calls. */
     private static final Set<String> ON_THE_MUTEX = Set.of("multi", "redlock");
 

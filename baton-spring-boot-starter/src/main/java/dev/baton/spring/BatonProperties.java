@@ -4,7 +4,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The {@code baton.*} properties. Where to connect comes from {@code spring.data.redis.*}, which the application
@@ -52,6 +54,14 @@ public class BatonProperties {
     private final Redlock redlock = new Redlock();
 
     private final Web web = new Web();
+
+    /**
+     * Leader elections this instance takes part in, by election name: baton.elections.NAME.enabled=true joins the
+     * election NAME at startup (write a name with dots or capitals in brackets: baton.elections[orders.Sync].enabled).
+     * Leadership changes are published as LeadershipGranted and LeadershipRevoked events, and @LeaderOnly methods
+     * may only name an election declared here.
+     */
+    private final Map<String, Election> elections = new LinkedHashMap<>();
 
     /** @return whether Baton is auto-configured */
     public boolean isEnabled() {
@@ -156,6 +166,35 @@ public class BatonProperties {
     /** @return the {@code baton.web.*} properties */
     public Web getWeb() {
         return web;
+    }
+
+    /** @return the {@code baton.elections.*} properties, by election name, in declaration order */
+    public Map<String, Election> getElections() {
+        return elections;
+    }
+
+    /**
+     * One leader election declared under {@code baton.elections}: the starter joins it at startup (after the Baton
+     * connects), publishes leadership changes as application events, and withdraws on shutdown, before the Baton
+     * closes (a leader hands over at once instead of leaving its lease to expire).
+     */
+    public static class Election {
+
+        /**
+         * Whether this instance campaigns in the election. False keeps it out of the race while the election stays
+         * declared: @LeaderOnly methods naming it never run here, and the actuator endpoint still shows who leads.
+         */
+        private boolean enabled = true;
+
+        /** @return whether this instance campaigns */
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        /** @param enabled whether this instance campaigns */
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** How Spring MVC and WebFlux answer Baton's failures (see also {@code baton.rate-limit.web-responses}). */

@@ -45,7 +45,7 @@ class ConfigurationMetadataTest {
                 "baton.rate-limit.fail-open", "baton.rate-limit.web-responses", "baton.rate-limit.max-limiters",
                 "baton.rate-limit.timeout", "baton.metrics.enabled", "baton.metrics.max-names",
                 "baton.redlock.nodes", "baton.redlock.drift-factor", "baton.redlock.max-lease",
-                "baton.web.unavailable-responses");
+                "baton.web.unavailable-responses", "baton.elections");
         assertThat(properties.values()).allSatisfy(property -> {
             assertThat(property.path("description").asString()).as(property.path("name").asString())
                     .hasSizeGreaterThan(20).doesNotContain("{@code");

@@ -12,9 +12,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The typed call of {@code name-inspect.lua}, the operators' read of every kind of object (plain lock, fair lock,
- * read-write lock, semaphore): each family passes the keys of its own object and its letter, and gets back one
- * {@link LockInfo} per object, decoded here once. Read-only; one atomic script, on a Cluster too, since every key of a
- * name carries the name's hash tag.
+ * read-write lock, semaphore, count-down latch): each family passes the keys of its own object and its letter, and
+ * gets back one {@link LockInfo} per object, decoded here once. Read-only; one atomic script, on a Cluster too, since
+ * every key of a name carries the name's hash tag.
  */
 public final class InspectCall {
     static final Script INSPECT = Script.list("name-inspect");
@@ -24,7 +24,7 @@ public final class InspectCall {
 
     /**
      * Reads the objects named by {@code kinds} (one letter each: L plain lock, F fair lock, R read-write lock, S
-     * semaphore), whose keys are given in that order, in the layout of {@code name-inspect.lua}.
+     * semaphore, C count-down latch), whose keys are given in that order, in the layout of {@code name-inspect.lua}.
      *
      * @param freeSide the kind a free read-write lock is reported as; null for READ
      * @return one snapshot per letter, in order
@@ -58,8 +58,15 @@ public final class InspectCall {
         if (kind == LockType.READ) { // the read-write lock: named after its strongest hold
             kind = holders.isEmpty() ? (freeSide != null ? freeSide : LockType.READ) : holders.get(0).kind();
         }
-        return LockInfo.of(name, kind, holders, lastToken, waiting, kind == LockType.SEMAPHORE ? (int) Math.max(0,
-                total) : 0);
+        return LockInfo.of(name, kind, holders, lastToken, waiting, permits(kind, total));
+    }
+
+    /** The semaphore's total or the latch's count, as {@link LockInfo#permits()} has room for; 0 for the others. */
+    private static int permits(LockType kind, long total) {
+        if (kind != LockType.SEMAPHORE && kind != LockType.LATCH) {
+            return 0;
+        }
+        return (int) Math.max(0, Math.min(Integer.MAX_VALUE, total));
     }
 
     private static LockInfo.Holder holder(List<Object> h) {
@@ -70,7 +77,10 @@ public final class InspectCall {
                 Long.parseLong((String) h.get(3)), kindOf((String) h.get(1)), ((Long) h.get(6)).intValue());
     }
 
-    /** The script's letters: L, F, R (the read-write lock; as a holder's side, a reader), W (its writer), S. */
+    /**
+     * The script's letters: L, F, R (the read-write lock; as a holder's side, a reader), W (its writer), S, C (the
+     * count-down latch).
+     */
     private static LockType kindOf(String letter) {
         return switch (letter) {
             case "L" -> LockType.LOCK;
@@ -78,6 +88,7 @@ public final class InspectCall {
             case "R" -> LockType.READ;
             case "W" -> LockType.WRITE;
             case "S" -> LockType.SEMAPHORE;
+            case "C" -> LockType.LATCH;
             default -> throw new IllegalStateException("name-inspect.lua answered an unknown kind: " + letter);
         };
     }

@@ -46,8 +46,8 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
     /** A release message that wakes every local waiter of the channel (say, readers after a writer left). */
     public static final String WAKE_ALL = "all";
 
-    /** A local waiter for a lock's release. */
-    interface Waiter {
+    /** A local waiter for a lock's release (or, for a latch, for its release by the last count-down). */
+    public interface Waiter {
         /**
          * Called on a release message; returns true if this waiter took the wake-up (it was waiting, and the message
          * was for it: a message may name the one owner it hands the lock to).
@@ -65,7 +65,7 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
     }
 
     /** Schedules a task on the Baton's scheduler. */
-    interface Timers {
+    public interface Timers {
         ScheduledFuture<?> schedule(Runnable task, long delayNanos);
     }
 
@@ -101,7 +101,11 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
     private final Map<String, Channel> channels = new ConcurrentHashMap<>();
     private final AtomicLong epochBases = new AtomicLong();
 
-    ReleaseNotifications(Transport transport, Timers timers, long lingerNanos) {
+    /**
+     * Notifications over a pub/sub connection of their own, opened at the first subscription: the engine's for its
+     * locks, and one per family whose waiters are not lock attempts (a latch's).
+     */
+    public ReleaseNotifications(Transport transport, Timers timers, long lingerNanos) {
         this.subscriptions = transport.subscriptions(new Subscriptions.Listener() {
             @Override
             public void message(String channel, String message) {
@@ -126,7 +130,7 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
      * Adds a waiter for a channel; the returned future completes once Redis confirmed the subscription, so a try
      * made after it cannot miss a release.
      */
-    synchronized CompletableFuture<Void> register(String channel, W waiter) {
+    public synchronized CompletableFuture<Void> register(String channel, W waiter) {
         // Each channel object starts its epochs in its own range, so a waiter can tell a re-created channel apart.
         Channel c = channels.computeIfAbsent(channel, k -> new Channel(epochBases.incrementAndGet() << 32));
         if (c.linger != null) {
@@ -145,7 +149,7 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
     }
 
     /** Removes a waiter; when the last one leaves, the subscription is dropped after the linger. */
-    synchronized void unregister(String channel, W waiter) {
+    public synchronized void unregister(String channel, W waiter) {
         Channel c = channels.get(channel);
         if (c == null || !c.waiters.remove(waiter) || !c.waiters.isEmpty() || c.linger != null) {
             return;
@@ -281,7 +285,7 @@ public final class ReleaseNotifications<W extends ReleaseNotifications.Waiter> {
     }
 
     /** Ends every wait of this Baton (it is closing); nothing is unsubscribed, the connection closes with it. */
-    void closeAll(RuntimeException reason) {
+    public void closeAll(RuntimeException reason) {
         for (Channel c : channels.values()) {
             for (W w : c.waiters) {
                 w.closed(reason);

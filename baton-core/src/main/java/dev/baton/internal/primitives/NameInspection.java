@@ -4,6 +4,7 @@ import dev.baton.LockInfo;
 import dev.baton.LockType;
 import dev.baton.internal.engine.InspectCall;
 import dev.baton.internal.engine.LockKeys;
+import dev.baton.internal.latch.LatchKeys;
 import dev.baton.internal.lock.FairLockDriver;
 import dev.baton.internal.rw.ReadWriteCalls;
 import dev.baton.internal.semaphore.SemaphoreCalls;
@@ -14,13 +15,14 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Operators' view of every object that lives under one name ({@code Baton.inspect(name)}): the plain lock, the fair
- * lock, the read-write lock and the semaphore have keys of their own, but all under the name's hash tag, so one
- * {@link InspectCall} reads them all atomically, on a Cluster too. The only place that gathers the keys of every
- * family.
+ * lock, the read-write lock, the semaphore and the count-down latch have keys of their own, but all under the name's
+ * hash tag: the kind ({@code lock}, {@code fair}, {@code rw}, {@code semaphore}, {@code latch}) comes before the tag
+ * {@code {<name>}}, which is the same for all, so they sit in one Cluster hash slot and one {@link InspectCall} reads
+ * them all atomically, on a Cluster too. The only place that gathers the keys of every family.
  *
  * <p>It reports the first object it finds held (in the order plain lock, fair lock, read-write lock, semaphore) and
  * every other one found held or waited for in {@link LockInfo#otherKinds()}, so that no held object is reported free
- * or hidden behind another.
+ * or hidden behind another. A latch is never held; one with a count is reported among the other kinds.
  */
 final class NameInspection {
 
@@ -33,20 +35,23 @@ final class NameInspection {
         LockKeys fair = FairLockDriver.keys(namespace, name);
         LockKeys rw = ReadWriteCalls.keys(namespace, name);
         LockKeys sem = SemaphoreCalls.keys(namespace, name);
+        LatchKeys latch = LatchKeys.of(namespace, name);
         String[] keys = {
             plain.lock(), plain.counter(),
             fair.lock(), fair.counter(), FairLockDriver.queue(fair), FairLockDriver.waiters(fair),
             rw.lock(), ReadWriteCalls.readers(rw), ReadWriteCalls.writers(rw), rw.counter(),
             sem.lock(), SemaphoreCalls.holders(sem), SemaphoreCalls.expiry(sem), SemaphoreCalls.queue(sem),
-            SemaphoreCalls.waiters(sem), sem.counter()};
-        return InspectCall.read(gateway, name, null, keys, "LFRS").thenApply(infos -> {
-            List<LockInfo> found = new ArrayList<>(4);
+            SemaphoreCalls.waiters(sem), sem.counter(),
+            latch.latch()};
+        return InspectCall.read(gateway, name, null, keys, "LFRSC").thenApply(infos -> {
+            List<LockInfo> found = new ArrayList<>(5);
             LockInfo plainInfo = null;
             for (LockInfo info : infos) {
                 if (info.kind() == LockType.LOCK) {
                     plainInfo = info;
                 }
-                if (info.holders() > 0 || info.waiting() > 0) {
+                boolean latchSet = info.kind() == LockType.LATCH && info.permits() > 0;
+                if (info.holders() > 0 || info.waiting() > 0 || latchSet) {
                     found.add(info);
                 }
             }

@@ -18,6 +18,8 @@ import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockEngine;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.LockView;
+import dev.baton.internal.latch.LatchWaits;
+import dev.baton.internal.latch.RedisCountDownLatch;
 import dev.baton.internal.lock.AcknowledgedLockDriver;
 import dev.baton.internal.lock.FairLockDriver;
 import dev.baton.internal.lock.LockCalls;
@@ -70,6 +72,8 @@ public final class Primitives {
     private final FairLockDriver fair;
     /** Elections run on the plain lock's driver of the topology, Redlock masters included. */
     private final Elections elections;
+    /** Every latch waiter of this Baton and their subscriptions (a pub/sub connection of their own, at first wait). */
+    private final LatchWaits latchWaits;
     /** Warns once per semaphore name of a total in Redis other than the one asked for. */
     private final SemaphoreTotals semaphoreTotals = new SemaphoreTotals();
 
@@ -96,6 +100,7 @@ public final class Primitives {
                 config.recheckInterval());
         this.fair = new FairLockDriver(gateway, config, calls);
         this.elections = new Elections(runtime, engine, mutex, mutexView);
+        this.latchWaits = new LatchWaits(runtime);
     }
 
     /** The plain lock's driver on this topology, for tools and tests that start attempts of their own. */
@@ -188,7 +193,10 @@ public final class Primitives {
 
     /** The count-down latch of this name (see {@code dev.baton.internal.latch}). */
     public DistributedCountDownLatch countDownLatch(String name) {
-        throw new UnsupportedOperationException("latch '" + name + "': not built yet");
+        String checked = Require.lockName(name);
+        engine.checkOpen();
+        plainLocksOnly("latch '" + name + "'", "its count");
+        return RedisCountDownLatch.of(runtime, latchWaits, checked);
     }
 
     /**

@@ -3,6 +3,8 @@ package dev.baton.spring.actuate;
 import dev.baton.Baton;
 import dev.baton.spring.RateLimiterRegistry;
 import dev.baton.spring.autoconfigure.BatonAutoConfiguration;
+import dev.baton.spring.election.BatonElectionsAutoConfiguration;
+import dev.baton.spring.election.ElectionCandidates;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -19,7 +21,7 @@ import org.springframework.context.annotation.Configuration;
  * ({@code management.health.baton.enabled}) and the {@code baton} endpoint (exposed like any endpoint, e.g.
  * {@code management.endpoints.web.exposure.include=health,baton}).
  */
-@AutoConfiguration(after = BatonAutoConfiguration.class)
+@AutoConfiguration(after = {BatonAutoConfiguration.class, BatonElectionsAutoConfiguration.class})
 @ConditionalOnBean(Baton.class)
 public class BatonActuatorAutoConfiguration {
 
@@ -48,8 +50,9 @@ public class BatonActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
-        BatonEndpoint batonEndpoint(Baton baton, ObjectProvider<RateLimiterRegistry> limiters) {
-            return new BatonEndpoint(baton, limiters);
+        BatonEndpoint batonEndpoint(Baton baton, ObjectProvider<RateLimiterRegistry> limiters,
+                                    ObjectProvider<ElectionCandidates> elections) {
+            return new BatonEndpoint(baton, limiters, elections);
         }
     }
 }

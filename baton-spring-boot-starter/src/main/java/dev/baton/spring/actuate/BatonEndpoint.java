@@ -1,11 +1,15 @@
 package dev.baton.spring.actuate;
 
 import dev.baton.Baton;
+import dev.baton.BatonException;
 import dev.baton.HeldLock;
+import dev.baton.LeaderInfo;
+import dev.baton.Leadership;
 import dev.baton.LockInfo;
 import dev.baton.RateLimitDecision;
 import dev.baton.RateLimiter;
 import dev.baton.spring.RateLimiterRegistry;
+import dev.baton.spring.election.ElectionCandidates;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -17,13 +21,17 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * The {@code baton} Actuator endpoint, read-only:
  * <ul>
- *   <li>{@code /actuator/baton}: the locks this instance holds now ({@link Baton#heldLocks()}, no Redis call), and
- *       the rate limiters the {@link RateLimiterRegistry} knows;</li>
+ *   <li>{@code /actuator/baton}: the locks this instance holds now ({@link Baton#heldLocks()}, no Redis call), the
+ *       rate limiters the {@link RateLimiterRegistry} knows, and the elections declared under {@code baton.elections}:
+ *       whether this instance campaigns and leads, and who leads as Redis sees it ({@code LeaderElection.leader()},
+ *       one read per election; when Redis does not answer, {@code leader} is null and {@code error} says why);</li>
  *   <li>{@code /actuator/baton/locks/{name}}: whatever is held under a name, as Redis sees it ({@link Baton#inspect}):
  *       the plain lock, the fair lock, the read-write lock or the semaphore of that name, with its kind, every
  *       holder, its waiters and permits, and any other kind held under the same name;</li>
  *   <li>{@code /actuator/baton/limiters/{name}}: a rate limiter the registry knows, peeked (no permit is charged);
- *       404 when the registry does not know it, or there is no registry.</li>
+ *       404 when the registry does not know it, or there is no registry;</li>
+ *   <li>{@code /actuator/baton/elections/{name}}: one declared election, as in the report; 404 when it is not
+ *       declared.</li>
  * </ul>
  * Nothing it answers holds a secret. Thread-safe.
  */
@@ -31,44 +39,90 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 public class BatonEndpoint {
     private final Baton baton;
     private final ObjectProvider<RateLimiterRegistry> limiters;
+    private final ObjectProvider<ElectionCandidates> elections;
 
     /**
+     * An endpoint that reports no elections.
+     *
      * @param baton    the Baton to report on
      * @param limiters the application's limiter registry, if it has one
      * @throws NullPointerException if an argument is null
      */
     public BatonEndpoint(Baton baton, ObjectProvider<RateLimiterRegistry> limiters) {
+        this(baton, limiters, null);
+    }
+
+    /**
+     * @param baton     the Baton to report on
+     * @param limiters  the application's limiter registry, if it has one
+     * @param elections the declared elections, if the context has them; null reports none
+     * @throws NullPointerException if {@code baton} or {@code limiters} is null
+     */
+    public BatonEndpoint(Baton baton, ObjectProvider<RateLimiterRegistry> limiters,
+                         ObjectProvider<ElectionCandidates> elections) {
         this.baton = Objects.requireNonNull(baton, "baton");
         this.limiters = Objects.requireNonNull(limiters, "limiters");
+        this.elections = elections;
     }
 
     /**
      * What this instance holds and knows.
      *
-     * @return this instance's id, its held locks and the limiter names of the registry
+     * @return this instance's id, its held locks, the limiter names of the registry and the declared elections
      */
     @ReadOperation
     public BatonReport report() {
         RateLimiterRegistry registry = limiters.getIfAvailable();
         List<String> names = registry == null ? List.of() : registry.names().stream().sorted().toList();
+        ElectionCandidates candidates = candidates();
+        List<ElectionDescriptor> declared = candidates == null ? List.of()
+                : candidates.names().stream().map(name -> describe(candidates, name)).toList();
         return new BatonReport(baton.instanceId(), baton.config().namespace(),
-                baton.heldLocks().stream().map(BatonEndpoint::describe).toList(), names);
+                baton.heldLocks().stream().map(BatonEndpoint::describe).toList(), names, declared);
     }
 
     /**
      * One lock or one limiter by name.
      *
-     * @param kind {@code locks} or {@code limiters}
-     * @param name the lock's or limiter's name
-     * @return a {@link LockDescriptor} or a {@link LimiterDescriptor}; null (404) for an unknown kind or limiter
+     * @param kind {@code locks}, {@code limiters} or {@code elections}
+     * @param name the lock's, limiter's or election's name
+     * @return a {@link LockDescriptor}, a {@link LimiterDescriptor} or an {@link ElectionDescriptor}; null (404) for
+     *         an unknown kind, limiter or election
      */
     @ReadOperation
     public Object inspect(@Selector String kind, @Selector String name) {
         return switch (kind) {
             case "locks" -> describe(baton.inspect(name));
             case "limiters" -> limiter(name).map(BatonEndpoint::describe).orElse(null);
+            case "elections" -> election(name);
             default -> null;
         };
+    }
+
+    private ElectionCandidates candidates() {
+        return elections == null ? null : elections.getIfUnique();
+    }
+
+    private ElectionDescriptor election(String name) {
+        ElectionCandidates candidates = candidates();
+        return candidates == null || !candidates.names().contains(name) ? null : describe(candidates, name);
+    }
+
+    private static ElectionDescriptor describe(ElectionCandidates candidates, String name) {
+        Optional<Leadership> mine = candidates.leadership(name);
+        LeaderDescriptor leader = null;
+        String error = null;
+        try {
+            leader = candidates.election(name).leader().map(BatonEndpoint::describe).orElse(null);
+        } catch (BatonException e) { // the report still shows what this instance knows itself
+            error = e.getMessage();
+        }
+        return new ElectionDescriptor(name, candidates.isCandidate(name), mine.isPresent(),
+                mine.map(Leadership::epoch).orElse(null), leader, error);
+    }
+
+    private static LeaderDescriptor describe(LeaderInfo info) {
+        return new LeaderDescriptor(info.instance(), info.host(), info.pid(), info.since().toString(), info.epoch());
     }
 
     private Optional<RateLimiter> limiter(String name) {
@@ -108,9 +162,49 @@ public class BatonEndpoint {
      * @param namespace  the key namespace
      * @param heldLocks  the locks held now
      * @param rateLimiters the names of the limiters the registry holds
+     * @param elections  the elections declared under {@code baton.elections}, in declaration order
      */
     public record BatonReport(String instance, String namespace, List<HeldLockDescriptor> heldLocks,
-                              List<String> rateLimiters) {
+                              List<String> rateLimiters, List<ElectionDescriptor> elections) {
+
+        /**
+         * A report without elections, as reports were before they listed them.
+         *
+         * @param instance     this Baton's instance id
+         * @param namespace    the key namespace
+         * @param heldLocks    the locks held now
+         * @param rateLimiters the names of the limiters the registry holds
+         */
+        public BatonReport(String instance, String namespace, List<HeldLockDescriptor> heldLocks,
+                           List<String> rateLimiters) {
+            this(instance, namespace, heldLocks, rateLimiters, List.of());
+        }
+    }
+
+    /**
+     * A declared election, as JSON-friendly values.
+     *
+     * @param name      the election's name
+     * @param candidate whether this instance campaigns in it ({@code baton.elections.NAME.enabled})
+     * @param leading   whether this instance leads it now, as it knows without asking Redis
+     * @param epoch     this instance's leadership epoch while it leads, else null
+     * @param leader    who leads, as Redis sees it; null when nobody leads or Redis did not answer
+     * @param error     why Redis could not be asked, or null
+     */
+    public record ElectionDescriptor(String name, boolean candidate, boolean leading, Long epoch,
+                                     LeaderDescriptor leader, String error) {
+    }
+
+    /**
+     * The leader of an election ({@code LeaderInfo}).
+     *
+     * @param instance the leader's Baton instance id
+     * @param host     its host
+     * @param pid      its process id
+     * @param since    when its leadership began, by the Redis clock, ISO-8601
+     * @param epoch    its leadership's epoch
+     */
+    public record LeaderDescriptor(String instance, String host, long pid, String since, long epoch) {
     }
 
     /**

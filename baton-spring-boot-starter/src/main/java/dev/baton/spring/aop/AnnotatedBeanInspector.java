@@ -2,9 +2,11 @@ package dev.baton.spring.aop;
 
 import dev.baton.Baton;
 import dev.baton.spring.DistributedLock;
+import dev.baton.spring.LeaderOnly;
 import dev.baton.spring.LockKind;
 import dev.baton.spring.RateLimited;
 import dev.baton.spring.RateLimiterRegistry;
+import dev.baton.spring.election.ElectionCandidates;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReference;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.asm.Type;
@@ -31,20 +34,23 @@ import org.springframework.core.env.PropertyResolver;
 import org.springframework.util.ClassUtils;
 
 /**
- * Checks every bean whose class carries {@link DistributedLock @DistributedLock} or {@link RateLimited @RateLimited}
- * before Spring proxies it, and fails the context's start with an {@link AnnotationMisuseException} naming the class
- * and the method when an annotation cannot work:
+ * Checks every bean whose class carries {@link DistributedLock @DistributedLock}, {@link RateLimited @RateLimited} or
+ * {@link LeaderOnly @LeaderOnly} before Spring proxies it, and fails the context's start with an
+ * {@link AnnotationMisuseException} naming the class and the method when an annotation cannot work:
  * <ul>
  *   <li>a method a proxy cannot intercept: static, private or final; a final class when the bean needs a class-based
  *       (CGLIB) proxy; a method no interface declares when the bean is proxied through its interfaces;</li>
  *   <li>an attribute that does not parse (SpEL, durations, limits), checked by the interceptors, which keep the
- *       parsed form for the calls;</li>
+ *       parsed form for the calls; a {@code @LeaderOnly} method returning a {@code Mono}, {@code Flux} or
+ *       {@code CompletionStage};</li>
  *   <li>a <em>self-invocation</em>: code of the class (of a superclass, of an interface's default method, or of a
  *       class declared in one of them) calling one of its own annotated methods on {@code this}, which would bypass
  *       the proxy and run unprotected, whether directly, through a local variable, a lambda, a method reference or
  *       {@code Outer.this}; found in the bytecode ({@link SelfInvocationScanner}, which lists what it cannot
  *       see);</li>
  *   <li>an annotated bean while the context has no {@link Baton} (or no {@link RateLimiterRegistry});</li>
+ *   <li>once every singleton exists (and for a bean created later, when it is), a {@code @LeaderOnly} method naming
+ *       an election no {@code baton.elections.NAME} property declares ({@link ElectionCandidates#names()});</li>
  *   <li>once every singleton exists, when the context's Baton is a Redlock ({@code baton.redlock.nodes}): a
  *       {@code @RateLimited} method on the starter's registry, or a {@code @DistributedLock} method of a kind other
  *       than {@link LockKind#MUTEX}, since a quorum runs only the plain lock.</li>
@@ -55,12 +61,16 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
 
     private final DistributedLockInterceptor locks;
     private final RateLimitedInterceptor rateLimits;
+    private final LeaderOnlyInterceptor leaderOnly;
     private final PropertyResolver environment;
     private final ListableBeanFactory beanFactory;
     private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
     /** The first @RateLimited method seen, and the first @DistributedLock method of a kind a quorum cannot run. */
     private final AtomicReference<String> firstRateLimited = new AtomicReference<>();
     private final AtomicReference<String> firstNotMutex = new AtomicReference<>();
+    /** The @LeaderOnly methods seen, until their elections can be checked; then checked as they come. */
+    private final ConcurrentLinkedQueue<LeaderOnlySpec> leaderOnlyToCheck = new ConcurrentLinkedQueue<>();
+    private volatile boolean singletonsReady;
 
     /**
      * @param locks       parses and keeps the {@code @DistributedLock} attributes
@@ -71,8 +81,24 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
      */
     public AnnotatedBeanInspector(DistributedLockInterceptor locks, RateLimitedInterceptor rateLimits,
                                   PropertyResolver environment, BeanFactory beanFactory) {
+        this(locks, rateLimits, null, environment, beanFactory);
+    }
+
+    /**
+     * @param locks       parses and keeps the {@code @DistributedLock} attributes
+     * @param rateLimits  parses and keeps the {@code @RateLimited} attributes
+     * @param leaderOnly  parses and keeps the {@code @LeaderOnly} attributes; null to leave {@code @LeaderOnly}
+     *                    unchecked (as the four-argument constructor does)
+     * @param environment tells whether proxies are class-based ({@code spring.aop.proxy-target-class}, true unless
+     *                    set otherwise, as in Spring Boot)
+     * @param beanFactory tells whether the context has a Baton, a registry and the elections
+     */
+    public AnnotatedBeanInspector(DistributedLockInterceptor locks, RateLimitedInterceptor rateLimits,
+                                  LeaderOnlyInterceptor leaderOnly, PropertyResolver environment,
+                                  BeanFactory beanFactory) {
         this.locks = Objects.requireNonNull(locks, "locks");
         this.rateLimits = Objects.requireNonNull(rateLimits, "rateLimits");
+        this.leaderOnly = leaderOnly;
         this.environment = Objects.requireNonNull(environment, "environment");
         this.beanFactory = beanFactory instanceof ListableBeanFactory l ? l : null;
     }
@@ -105,7 +131,8 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
     private void inspect(Class<?> type) {
         Map<Method, Annotation> lockMethods = annotated(type, DistributedLock.class);
         Map<Method, Annotation> limitedMethods = annotated(type, RateLimited.class);
-        if (lockMethods.isEmpty() && limitedMethods.isEmpty()) {
+        Map<Method, Annotation> leaderMethods = leaderOnly == null ? Map.of() : annotated(type, LeaderOnly.class);
+        if (lockMethods.isEmpty() && limitedMethods.isEmpty() && leaderMethods.isEmpty()) {
             return;
         }
         if (!lockMethods.isEmpty()) {
@@ -113,6 +140,9 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
         }
         if (!limitedMethods.isEmpty()) {
             requireBean(RateLimiterRegistry.class, type, limitedMethods.keySet().iterator().next(), "@RateLimited");
+        }
+        if (!leaderMethods.isEmpty()) {
+            requireBean(Baton.class, type, leaderMethods.keySet().iterator().next(), LeaderOnlySpec.ANNOTATION);
         }
         Map<String, String> byNameAndDescriptor = new LinkedHashMap<>();
         lockMethods.forEach((m, a) -> {
@@ -131,17 +161,51 @@ public final class AnnotatedBeanInspector implements BeanPostProcessor, SmartIni
             byNameAndDescriptor.merge(m.getName() + Type.getMethodDescriptor(m), "@RateLimited",
                     (x, y) -> x + " and " + y);
         });
+        List<LeaderOnlySpec> leaderSpecs = new ArrayList<>();
+        leaderMethods.forEach((m, a) -> {
+            checkInterceptable(type, m, LeaderOnlySpec.ANNOTATION);
+            leaderSpecs.add(leaderOnly.specs().of(m));
+            byNameAndDescriptor.merge(m.getName() + Type.getMethodDescriptor(m), LeaderOnlySpec.ANNOTATION,
+                    (x, y) -> x + " and " + y);
+        });
         checkSelfInvocation(type, byNameAndDescriptor);
+        if (singletonsReady) {
+            leaderSpecs.forEach(this::checkElectionDeclared);
+        } else {
+            leaderOnlyToCheck.addAll(leaderSpecs);
+        }
     }
 
     /**
-     * Fails the start when the context's Baton is a Redlock and an annotated method needs more than a quorum runs.
-     * Looked at only now, when the Baton exists, so that no annotated bean forces it to be created early.
+     * Fails the start when a {@code @LeaderOnly} method names an election that is not declared. Asked only once the
+     * singletons exist, so that no annotated bean forces the Baton (and the elections) to be created early.
+     */
+    private void checkElectionDeclared(LeaderOnlySpec spec) {
+        ElectionCandidates elections = beanFactory == null ? null
+                : beanFactory.getBeanProvider(ElectionCandidates.class).getIfUnique();
+        Set<String> declared = elections == null ? Set.of() : elections.names();
+        if (!declared.contains(spec.election())) {
+            throw new AnnotationMisuseException(LeaderOnlySpec.ANNOTATION + "(\"" + spec.election() + "\") on "
+                    + spec.label() + ": no election '" + spec.election() + "' is declared, so this method would "
+                    + "never run; declare it with baton.elections." + spec.election() + ".enabled=true (or "
+                    + "baton.elections[" + spec.election() + "].enabled=true for a name with dots or capitals)"
+                    + (declared.isEmpty() ? "" : "; declared elections: " + declared));
+        }
+    }
+
+    /**
+     * Fails the start when a {@code @LeaderOnly} method names an election no property declares, or when the
+     * context's Baton is a Redlock and an annotated method needs more than a quorum runs. Looked at only now, when the
+     * Baton exists, so that no annotated bean forces it to be created early.
      *
      * @throws AnnotationMisuseException naming the first such method
      */
     @Override
     public void afterSingletonsInstantiated() {
+        singletonsReady = true;
+        for (LeaderOnlySpec spec; (spec = leaderOnlyToCheck.poll()) != null; ) {
+            checkElectionDeclared(spec);
+        }
         if (beanFactory == null || (firstNotMutex.get() == null && firstRateLimited.get() == null)) {
             return;
         }

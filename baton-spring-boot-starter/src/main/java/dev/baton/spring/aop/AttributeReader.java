@@ -73,6 +73,16 @@ final class AttributeReader {
     }
 
     /**
+     * @param attribute the attribute's name
+     * @param value     its value as written
+     * @return the value with its placeholders resolved, trimmed (empty if it was empty)
+     * @throws AnnotationMisuseException if a placeholder cannot be resolved
+     */
+    String text(String attribute, String value) {
+        return resolve(attribute, value);
+    }
+
+    /**
      * A failure of one attribute, worded like the others.
      *
      * @param attribute the attribute's name

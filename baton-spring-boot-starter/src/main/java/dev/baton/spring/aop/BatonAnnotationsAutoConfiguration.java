@@ -3,9 +3,11 @@ package dev.baton.spring.aop;
 import dev.baton.Baton;
 import dev.baton.spring.BatonProperties;
 import dev.baton.spring.DistributedLock;
+import dev.baton.spring.LeaderOnly;
 import dev.baton.spring.RateLimited;
 import dev.baton.spring.RateLimiterRegistry;
 import dev.baton.spring.autoconfigure.BatonAutoConfiguration;
+import dev.baton.spring.election.ElectionCandidates;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
@@ -29,12 +31,14 @@ import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * Makes {@link DistributedLock @DistributedLock} and {@link RateLimited @RateLimited} work on every Spring bean: one
- * advisor per annotation (matched on the method or what it overrides), the startup checks of
- * {@link AnnotatedBeanInspector}, and a bounded {@link RateLimiterRegistry} unless the application defines one.
+ * Makes {@link DistributedLock @DistributedLock}, {@link RateLimited @RateLimited} and {@link LeaderOnly @LeaderOnly}
+ * work on every Spring bean: one advisor per annotation (matched on the method or what it overrides), the startup
+ * checks of {@link AnnotatedBeanInspector}, and a bounded {@link RateLimiterRegistry} unless the application defines
+ * one.
  *
- * <p>Order around a method: the rate limit is charged first ({@value #RATE_LIMIT_ORDER}), then the lock is taken
- * ({@value #LOCK_ORDER}), both outside {@code @Transactional} (whose advisor has the lowest precedence by default), so
+ * <p>Order around a method: the leadership is checked first ({@value #LEADER_ONLY_ORDER}; no Redis call, and a
+ * skipped call costs nothing else), then the rate limit is charged ({@value #RATE_LIMIT_ORDER}), then the lock is taken
+ * ({@value #LOCK_ORDER}), all outside {@code @Transactional} (whose advisor has the lowest precedence by default), so
  * a transaction commits before its lock is released. Makes sure an auto-proxy creator exists (Spring Boot's
  * {@code AopAutoConfiguration} normally provides one) and that it proxies classes unless
  * {@code spring.aop.proxy-target-class=false}.
@@ -44,6 +48,9 @@ import org.springframework.core.type.AnnotationMetadata;
 @EnableConfigurationProperties(BatonProperties.class)
 @Import(BatonAnnotationsAutoConfiguration.ProxyCreatorRegistrar.class)
 public class BatonAnnotationsAutoConfiguration {
+
+    /** The order of the {@code @LeaderOnly} advisor: before the rate limit and the lock. */
+    public static final int LEADER_ONLY_ORDER = Ordered.LOWEST_PRECEDENCE - 300;
 
     /** The order of the {@code @RateLimited} advisor: before the lock, so a refused call never waits for it. */
     public static final int RATE_LIMIT_ORDER = Ordered.LOWEST_PRECEDENCE - 200;
@@ -84,6 +91,28 @@ public class BatonAnnotationsAutoConfiguration {
     }
 
     /**
+     * @param candidates  this instance's candidacies, looked up at the first call
+     * @param environment resolves placeholders in election names
+     * @return the interceptor of {@code @LeaderOnly} methods
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LeaderOnlyInterceptor batonLeaderOnlyInterceptor(ObjectProvider<ElectionCandidates> candidates,
+                                                            Environment environment) {
+        return new LeaderOnlyInterceptor(candidates, environment);
+    }
+
+    /**
+     * @param interceptor the {@code @LeaderOnly} interceptor
+     * @return the advisor of {@code @LeaderOnly} methods
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static Advisor batonLeaderOnlyAdvisor(LeaderOnlyInterceptor interceptor) {
+        return advisor(LeaderOnly.class, interceptor, LEADER_ONLY_ORDER);
+    }
+
+    /**
      * @param interceptor the {@code @DistributedLock} interceptor
      * @return the advisor of {@code @DistributedLock} methods
      */
@@ -114,6 +143,7 @@ public class BatonAnnotationsAutoConfiguration {
     /**
      * @param locks       the {@code @DistributedLock} interceptor, which keeps the parsed attributes
      * @param rateLimits  the {@code @RateLimited} interceptor, which keeps the parsed attributes
+     * @param leaderOnly  the {@code @LeaderOnly} interceptor, which keeps the parsed attributes
      * @param environment the proxy settings
      * @param beanFactory whether the beans the annotations need exist
      * @return the startup checks of annotated beans
@@ -121,8 +151,9 @@ public class BatonAnnotationsAutoConfiguration {
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     static AnnotatedBeanInspector batonAnnotatedBeanInspector(DistributedLockInterceptor locks,
-            RateLimitedInterceptor rateLimits, Environment environment, BeanFactory beanFactory) {
-        return new AnnotatedBeanInspector(locks, rateLimits, environment, beanFactory);
+            RateLimitedInterceptor rateLimits, LeaderOnlyInterceptor leaderOnly, Environment environment,
+            BeanFactory beanFactory) {
+        return new AnnotatedBeanInspector(locks, rateLimits, leaderOnly, environment, beanFactory);
     }
 
     /**

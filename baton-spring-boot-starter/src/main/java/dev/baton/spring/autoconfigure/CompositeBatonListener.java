@@ -76,6 +76,21 @@ final class CompositeBatonListener implements BatonListener {
     }
 
     @Override
+    public void leaderElected(LeaderElected event) {
+        each(l -> l.leaderElected(event));
+    }
+
+    @Override
+    public void leaderRevoked(LeaderRevoked event) {
+        each(l -> l.leaderRevoked(event));
+    }
+
+    @Override
+    public void latchCountedDown(LatchCountedDown event) {
+        each(l -> l.latchCountedDown(event));
+    }
+
+    @Override
     public String toString() {
         return "CompositeBatonListener" + listeners.stream().map(l -> l.getClass().getName()).toList();
     }

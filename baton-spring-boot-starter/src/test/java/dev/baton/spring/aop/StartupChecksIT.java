@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.spring.DistributedLock;
+import dev.baton.spring.LeaderOnly;
 import dev.baton.spring.Limit;
 import dev.baton.spring.LockContext;
 import dev.baton.spring.RateLimited;
@@ -410,5 +411,68 @@ class StartupChecksIT {
         assertThat(failure(BadPeriod.class)).hasMessageContaining("limits[0].period = \"often\" is not a duration");
         assertThat(failure(ZeroPermits.class)).hasMessageContaining("limits[0]").hasMessageContaining("permits");
         assertThat(failure(BadFailOpen.class)).hasMessageContaining("failOpen = \"maybe\" is neither true nor false");
+    }
+
+    // ---- @LeaderOnly
+
+    public static class UndeclaredElection {
+        @LeaderOnly("nope")
+        public void run() {
+        }
+    }
+
+    public static class BlankElection {
+        @LeaderOnly(" ")
+        public void run() {
+        }
+    }
+
+    public static class PrivateLeaderOnly {
+        @LeaderOnly("reports")
+        private void run() {
+        }
+    }
+
+    public static class ReactiveLeaderOnly {
+        @LeaderOnly("reports")
+        public Mono<String> run() {
+            return Mono.just("x");
+        }
+    }
+
+    public static class SelfInvokingLeaderOnly {
+        public void caller() {
+            lead();
+        }
+
+        @LeaderOnly("reports")
+        public void lead() {
+        }
+    }
+
+    @Test
+    void leaderOnlyOnAnElectionNoPropertyDeclaresFailsTheStartNamingMethodAndElection() {
+        assertThat(failure(UndeclaredElection.class)).hasMessageContaining("@LeaderOnly(\"nope\") on "
+                + UndeclaredElection.class.getName() + ".run(): no election 'nope' is declared")
+                .hasMessageContaining("baton.elections.nope.enabled=true");
+        assertThat(failure(BlankElection.class)).hasMessageContaining("@LeaderOnly on " + BlankElection.class.getName()
+                + ".run(): value = \" \" is blank");
+    }
+
+    @Test
+    void leaderOnlyNamingAnotherElectionThanTheDeclaredOnesFailsTheStartListingThem() {
+        assertThat(failure(UndeclaredElection.class, "baton.elections.reports.enabled=true"))
+                .hasMessageContaining("no election 'nope' is declared")
+                .hasMessageContaining("declared elections: [reports]");
+    }
+
+    @Test
+    void leaderOnlyMisuseOfTheProxyFailsTheStartAsTheOtherAnnotationsDo() {
+        assertThat(failure(PrivateLeaderOnly.class)).hasMessageContaining("@LeaderOnly on "
+                + PrivateLeaderOnly.class.getName() + ".run()").hasMessageContaining("private");
+        assertThat(failure(ReactiveLeaderOnly.class)).hasMessageContaining("@LeaderOnly on "
+                + ReactiveLeaderOnly.class.getName() + ".run(): the method returns a Mono");
+        assertThat(failure(SelfInvokingLeaderOnly.class))
+                .hasMessageContaining("caller calls @LeaderOnly method lead on this");
     }
 }

@@ -75,6 +75,23 @@ class BatonPropertiesIT {
     }
 
     @Test
+    void electionsBindByNameInDeclarationOrderAndAreEnabledUnlessSaidOtherwise() {
+        connected().withPropertyValues("baton.elections.reports.enabled=true",
+                "baton.elections[Orders.Sync].enabled=false", "baton.elections.cleanup.enabled=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    var elections = context.getBean(BatonProperties.class).getElections();
+                    assertThat(elections).containsOnlyKeys("reports", "Orders.Sync", "cleanup");
+                    assertThat(elections.keySet()).startsWith("reports");
+                    assertThat(elections.get("reports").isEnabled()).isTrue();
+                    assertThat(elections.get("Orders.Sync").isEnabled()).isFalse();
+                    assertThat(new BatonProperties.Election().isEnabled()).isTrue();
+                });
+        connected().withPropertyValues("baton.elections.reports.enabeld=true")
+                .run(context -> assertThat(context).hasFailed());
+    }
+
+    @Test
     void unsetPropertiesKeepBatonsDefaultsAndTheClientTimeoutBecomesTheCommandTimeout() {
         connected().run(context -> {
             BatonConfig defaults = BatonConfig.builder().uri("redis://localhost").build();
