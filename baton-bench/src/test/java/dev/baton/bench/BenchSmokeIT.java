@@ -18,8 +18,9 @@ import org.junit.jupiter.api.io.TempDir;
  * one short round of scenario (c) with Baton (a few seconds), one short round of each lock-family workload for Baton
  * and Redisson (about 20 seconds), one short pass of the Redlock comparison on 5 servers of its own (about 30
  * seconds), the whole rate-limiter part with {@code --smoke} settings (its JMH benchmarks in this JVM, 100 ms
- * iterations: about 20 seconds), the charts drawn from those, and one short round of each shape of {@code --compare}
- * with the module's jar as both builds (about 20 seconds).
+ * iterations: about 20 seconds), the charts drawn from those, one short round of each shape of {@code --compare}
+ * with the module's jar as both builds (about 20 seconds), and two rounds of the count-down latch release for Baton
+ * and Redisson (a few seconds).
  */
 class BenchSmokeIT {
     private static RedisServer server;
@@ -276,6 +277,26 @@ class BenchSmokeIT {
         report.redlock = result;
         assertThat(report.markdown()).contains("## Redlock", "| baton-redlock-3 | 3 |", "| redisson-redlock-5 | 5 |",
                 "### Goal: Baton's Redlock over 3 masters", "| ping-floor-5 | 5 |", "### A fresh client's first");
+    }
+
+    @Test
+    void latchReleaseMeasuresEveryWaiterOfBothSides() throws Exception {
+        LatchRelease.Plan plan = new LatchRelease.Plan(2, 1, 8, 2, Duration.ofMillis(100),
+                LatchRelease.SIDES);
+
+        LatchRelease.Result result = LatchRelease.run(server, plan);
+
+        assertThat(result.sides()).containsOnlyKeys(LatchRelease.SIDES);
+        result.sides().forEach((side, figures) -> {
+            assertThat(figures.failures).as(side + " failures: " + figures.firstFailure).isZero();
+            assertThat(figures.rounds).as(side + " rounds").isEqualTo(2);
+            assertThat(figures.perWaiter().count()).as(side + " releases").isEqualTo(16);
+            assertThat(figures.allReleased().nanos(50)).as(side + " all released").isPositive();
+            // a round sets, counts down and awaits: a few commands at least
+            assertThat(figures.commands.perOp(figures.rounds)).as(side + " commands/round").isGreaterThan(2.0);
+        });
+        assertThat(LatchRelease.markdown(result, plan, "cmd", "0", "0"))
+                .contains("| baton | 2 |", "| redisson | 2 |", "`cmd`");
     }
 
     @Test

@@ -136,7 +136,7 @@ public final class SpringBenchMain {
     }
 
     /** A library's version from the {@code pom.properties} its jar (and so the shaded jar) carries. */
-    private static String mavenVersion(String group, String artifact) {
+    static String mavenVersion(String group, String artifact) {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (InputStream in = SpringBenchMain.class.getResourceAsStream(resource)) {
             Properties properties = new Properties();

@@ -6,7 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.test.RedisServer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Keeps the Spring benchmarks honest without measuring anything: every contender of both benchmarks runs one very
  * short JMH fork (a Spring Boot application each, about two minutes in all) and must produce a figure, which it only
  * does when each of its calls ran the work and reached Redis; and the check behind that refuses skipped or unguarded
- * calls. No timing is asserted.
+ * calls; and one kill and one pause of a leader of {@link ElectionBench} for Baton and Spring's initiator, with two
+ * candidate JVMs each (under a minute on a loaded machine). No timing is asserted.
  */
 class SpringBenchSmokeIT {
     private static RedisServer server;
@@ -93,6 +96,33 @@ class SpringBenchSmokeIT {
         }
         assertThat(Files.readString(stats)).startsWith("locks\tguarded\t1.000\tset 1.00\t").endsWith("\n")
                 .satisfies(line -> assertThat(line.split("\t")).hasSize(6));
+    }
+
+    @Test
+    void electionBenchKillsAndPausesTheLeadersOfBatonAndSpring() throws Exception {
+        // two candidates and a 1 s lease: seconds per contender, mostly the candidates' JVMs starting
+        ElectionBench.Plan plan = new ElectionBench.Plan(List.of(ElectionBench.BATON, ElectionBench.SPRING_SPIN), 2,
+                1, 1, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofMillis(200), Duration.ofMillis(500),
+                Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(200));
+
+        List<ElectionBench.Row> rows = ElectionBench.run(server, plan);
+
+        assertThat(rows).extracting(r -> r.contender).containsExactly(ElectionBench.BATON, ElectionBench.SPRING_SPIN);
+        for (ElectionBench.Row row : rows) {
+            assertThat(row.anomalies).as(row.contender + " anomalies").isEmpty();
+            assertThat(row.failovers).as(row.contender + " failovers").singleElement()
+                    .satisfies(nanos -> assertThat(nanos).isPositive());
+            assertThat(row.idleCommandsPerSecond).as(row.contender + " idle commands/s").isPositive();
+            assertThat(row.pauses).as(row.contender + " pauses").singleElement().satisfies(pause -> {
+                assertThat(pause.replacedAfter()).as(row.contender + " successor elected").isPositive();
+                assertThat(pause.successorWrote()).as(row.contender + " successor wrote").isTrue();
+            });
+        }
+        // the initiator's old leader acts until its next heartbeat finds the lock taken, and has no epoch to be
+        // refused by: the resource takes its writes, which proves the writers and the resource at work
+        assertThat(rows.get(1).pauses.get(0).oldAccepted()).as("spring's old leader's accepted writes").isPositive();
+        assertThat(ElectionBench.markdown(rows, Map.of("Settings", plan.describe())))
+                .contains("| baton | 1 |", "| spring-spin | 1 |", "lease 1000 ms").doesNotContain("Anomalies");
     }
 
     @Test
