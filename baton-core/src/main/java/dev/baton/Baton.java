@@ -242,17 +242,19 @@ public final class Baton implements AutoCloseable {
      * waits, and the last fencing token: one atomic Redis read (all keys of a name share one hash slot, so on a
      * Cluster too), meant for operators and diagnostics.
      *
-     * <p>The plain lock, the fair lock, the read-write lock and the semaphore of one name are different objects,
-     * which may be held at the same time. The answer describes the first one found held, in that order, with its
-     * {@link LockInfo#kind() kind}, every holder ({@link LockInfo#allHolders()}: the writer and each reader of a
-     * read-write lock, each live lease of a semaphore with its permits), the waiters that keep a place in Redis and,
-     * for a semaphore, its total; each other object found held or waited for is in {@link LockInfo#otherKinds()}.
+     * <p>The plain lock, the fair lock, the read-write lock, the semaphore, the election and the count-down latch of
+     * one name are different objects, which may be held (or set) at the same time. The answer describes the first one
+     * found held, in that order, with its {@link LockInfo#kind() kind}, every holder ({@link LockInfo#allHolders()}:
+     * the writer and each reader of a read-write lock, each live lease of a semaphore with its permits, an election's
+     * leader with its epoch as the token), the waiters that keep a place in Redis and, for a semaphore, its total;
+     * each other object found held or waited for is in {@link LockInfo#otherKinds()}, and so is a latch with a count
+     * (in {@link LockInfo#permits()}).
      * So {@link LockInfo#isLocked()} is true whenever any of them is held: a held primitive is never reported free.
      * When nothing is held, the answer is the free plain lock (kind {@link LockType#LOCK}, with its last fencing
      * token). A multi-lock has no object of its own: its members are plain locks, inspected by their names.
      *
-     * <p>On Redlock masters ({@link BatonConfig#redlockMasters()}), where only plain locks exist, this is the plain
-     * lock as a majority of the masters sees it.
+     * <p>On Redlock masters ({@link BatonConfig#redlockMasters()}), where only plain locks and elections exist, this
+     * is the plain lock as a majority of the masters sees it ({@link LeaderElection#leader()} reads an election).
      *
      * @param name the name
      * @return the state at the instant Redis ran the read

@@ -92,6 +92,15 @@ class ElectionIT {
             assertThat(h.type()).isEqualTo(LockType.ELECTION);
             assertThat(h.fencingToken()).isEqualTo(leadership.epoch());
         });
+        // Operators see the leader in inspect(name), as the holder of the name's election.
+        LockInfo inspected = bystander.inspect("scheduler");
+        assertThat(inspected.kind()).isEqualTo(LockType.ELECTION);
+        assertThat(inspected.isLocked()).isTrue();
+        assertThat(inspected.holder()).hasValueSatisfying(h -> {
+            assertThat(h.batonInstance()).isEqualTo(leader.baton().instanceId());
+            assertThat(h.fencingToken()).isEqualTo(leadership.epoch());
+            assertThat(h.kind()).isEqualTo(LockType.ELECTION);
+        });
         // The election's lock is its own: a plain lock of the same name is free.
         assertThat(bystander.lock("scheduler").tryLock()).isTrue();
         candidates.forEach(c -> assertThat(c.recorder().violations()).isEmpty());

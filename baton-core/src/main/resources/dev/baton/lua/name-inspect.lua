@@ -1,12 +1,12 @@
 -- Read, for operators, every kind of Baton object that lives under one name, at one instant: the plain lock, the
--- fair lock, the read-write lock, the semaphore and the count-down latch (docs/key-layout.md). Writes nothing: holds, leases and waiters
--- whose time has passed are left out, not removed. All keys of one name carry the same hash tag {N}, whatever the
+-- fair lock, the read-write lock, the semaphore, the count-down latch and the election (docs/key-layout.md). Writes
+-- nothing: holds, leases and waiters whose time has passed are left out, not removed. All keys of one name carry the same hash tag {N}, whatever the
 -- kind, so on a Cluster they sit in one slot and this one script reads them all atomically. Calls only commands of
 -- the rule in docs/acl.md (TIME, HMGET, PTTL, GET, ZRANGE, ZRANGEBYSCORE).
 --
 -- ARGV[1]  which kinds to read, in this order, one letter each: 'L' plain lock, 'F' fair lock, 'R' read-write lock,
---          'S' semaphore, 'C' count-down latch (for example "LFRSC", or "F" alone); each letter takes its keys from
---          KEYS, in turn:
+--          'S' semaphore, 'C' count-down latch, 'E' election (for example "LFRSCE", or "F" alone); each letter takes
+--          its keys from KEYS, in turn:
 --   L  lock hash, fencing counter
 --   F  lock hash, fencing counter, queue (zset owner -> arrival), waiters (hash owner -> "<deadline> <lease> <holder>")
 --   R  hash of holds (lib/rw-state.lua), readers (zset owner -> lease end), writers (zset owner -> intent end),
@@ -14,6 +14,7 @@
 --   S  semaphore hash (total), holders (hash used, owner -> "<token> <permits> <holder>"), expiry (zset owner ->
 --      lease end), queue (zset owner -> arrival), waiters (hash owner -> "<deadline> <permits>"), fencing counter
 --   C  latch hash (field count; see latch-set.lua)
+--   E  election hash, epoch counter (the plain lock's layout: the leader is its holder)
 --
 -- Reply: one entry per letter, in order: {letter, lastToken, waiting, total, holder1, holder2, ...}
 --   lastToken  the last fencing token remembered for that object, "0" if none
@@ -63,8 +64,8 @@ local answers = {}
 local kinds = ARGV[1]
 for i = 1, #kinds do
   local letter = string.sub(kinds, i, i)
-  if letter == 'L' then
-    answers[#answers + 1] = exclusive('L', key(), key())
+  if letter == 'L' or letter == 'E' then
+    answers[#answers + 1] = exclusive(letter, key(), key())
   elseif letter == 'F' then
     local reply = exclusive('F', key(), key())
     reply[3] = live_waiters(key(), key())

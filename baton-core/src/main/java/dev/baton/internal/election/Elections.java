@@ -27,7 +27,7 @@ public final class Elections {
     public Elections(BatonRuntime runtime, LockEngine engine, LockDriver mutex, LockView mutexView) {
         this.runtime = runtime;
         this.engine = engine;
-        this.driver = new ElectionDriver(mutex, mutexView);
+        this.driver = new ElectionDriver(mutex, mutexView, engine.watchdogLeaseMillis());
         runtime.beforeClose(this::closeAll);
     }
 

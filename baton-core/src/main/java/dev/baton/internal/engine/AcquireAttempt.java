@@ -483,7 +483,7 @@ public final class AcquireAttempt implements ReleaseNotifications.Waiter, Pendin
         if (!ASLEEP.contains(state.get())) {
             return; // woken, claimed or ended meanwhile: a timer now would only cause a needless try
         }
-        long delay = engine.recheckNanos();
+        long delay = request.driver().recheckNanos(engine.recheckNanos());
         if (pttlMillis > 0) {
             delay = Math.min(delay, TimeUnit.MILLISECONDS.toNanos(pttlMillis + 1));
         }

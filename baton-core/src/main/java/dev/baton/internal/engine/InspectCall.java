@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The typed call of {@code name-inspect.lua}, the operators' read of every kind of object (plain lock, fair lock,
- * read-write lock, semaphore, count-down latch): each family passes the keys of its own object and its letter, and
+ * read-write lock, semaphore, count-down latch, election): each family passes the keys of its own object and its letter, and
  * gets back one {@link LockInfo} per object, decoded here once. Read-only; one atomic script, on a Cluster too, since
  * every key of a name carries the name's hash tag.
  */
@@ -24,7 +24,7 @@ public final class InspectCall {
 
     /**
      * Reads the objects named by {@code kinds} (one letter each: L plain lock, F fair lock, R read-write lock, S
-     * semaphore, C count-down latch), whose keys are given in that order, in the layout of {@code name-inspect.lua}.
+     * semaphore, C count-down latch, E election), whose keys are given in that order, in the layout of {@code name-inspect.lua}.
      *
      * @param freeSide the kind a free read-write lock is reported as; null for READ
      * @return one snapshot per letter, in order
@@ -79,7 +79,7 @@ public final class InspectCall {
 
     /**
      * The script's letters: L, F, R (the read-write lock; as a holder's side, a reader), W (its writer), S, C (the
-     * count-down latch).
+     * count-down latch), E (the election).
      */
     private static LockType kindOf(String letter) {
         return switch (letter) {
@@ -89,6 +89,7 @@ public final class InspectCall {
             case "W" -> LockType.WRITE;
             case "S" -> LockType.SEMAPHORE;
             case "C" -> LockType.LATCH;
+            case "E" -> LockType.ELECTION;
             default -> throw new IllegalStateException("name-inspect.lua answered an unknown kind: " + letter);
         };
     }

@@ -64,6 +64,19 @@ public interface LockDriver {
     }
 
     /**
+     * The re-check interval of this kind of lock, in nanoseconds: the longest a waiter sleeps without a notification
+     * when the holder's lease (the reply's pttl) lasts longer. A safety net for a lost release message; the expiry of
+     * a crashed holder's lease needs none, since the waiter sleeps until that lease would end. The default is the
+     * Baton's ({@code BatonConfig.recheckInterval}); an election's candidates, which wait behind one long leadership,
+     * use a longer one.
+     *
+     * @param configured the Baton's re-check interval, in nanoseconds
+     */
+    default long recheckNanos(long configured) {
+        return configured;
+    }
+
+    /**
      * The longest a waiting attempt may sleep before its next try, in nanoseconds from now, whatever the last reply
      * said and even if it has not tried yet (queued behind a local holder); {@link Long#MAX_VALUE} for no limit of the
      * driver's own (the engine's re-check interval and the reply's pttl still apply). The default has none; the plain

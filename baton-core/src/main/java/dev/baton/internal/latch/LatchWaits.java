@@ -13,24 +13,47 @@ import java.util.concurrent.TimeUnit;
  * {@code Primitives}; closing the runtime ends every wait with {@link IllegalStateException}. Thread-safe.
  */
 public final class LatchWaits {
-    private final ReleaseNotifications<LatchWaiter> notifications;
+    private final BatonRuntime runtime;
+    /** Built at the first wait, so that a Baton whose latches nobody awaits keeps no subscription listener. */
+    private ReleaseNotifications<LatchWaiter> notifications; // guarded by this
+    private boolean closed; // guarded by this
 
     public LatchWaits(BatonRuntime runtime) {
-        // As the engine does for locks: keep a subscription a moment after its last waiter, so that waiters coming
-        // one after another on a latch do not subscribe and unsubscribe each time.
-        long lingerNanos = Math.min(runtime.config().recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
-        this.notifications = new ReleaseNotifications<>(runtime.gateway(), runtime::schedule, lingerNanos);
-        runtime.onClose(() -> notifications.closeAll(
-                new IllegalStateException("this Baton was closed while waiting for a latch")));
+        this.runtime = runtime;
+        runtime.onClose(this::close);
+    }
+
+    private synchronized ReleaseNotifications<LatchWaiter> notifications() {
+        if (notifications == null) {
+            // As the engine does for locks: keep a subscription a moment after its last waiter, so that waiters
+            // coming one after another on a latch do not subscribe and unsubscribe each time.
+            long lingerNanos = Math.min(runtime.config().recheckInterval().toNanos(), TimeUnit.SECONDS.toNanos(1));
+            notifications = new ReleaseNotifications<>(runtime.gateway(), runtime::schedule, lingerNanos);
+            if (closed) {
+                notifications.closeAll(closedWhileWaiting());
+            }
+        }
+        return notifications;
+    }
+
+    private synchronized void close() {
+        closed = true;
+        if (notifications != null) {
+            notifications.closeAll(closedWhileWaiting());
+        }
+    }
+
+    private static IllegalStateException closedWhileWaiting() {
+        return new IllegalStateException("this Baton was closed while waiting for a latch");
     }
 
     /** Adds a waiter; the future completes once Redis confirmed the channel's subscription. */
     CompletableFuture<Void> register(LatchKeys keys, LatchWaiter waiter) {
-        return notifications.register(keys.channel(), waiter);
+        return notifications().register(keys.channel(), waiter);
     }
 
     /** Removes a waiter; the channel's subscription ends a moment after its last waiter left. */
     void unregister(LatchKeys keys, LatchWaiter waiter) {
-        notifications.unregister(keys.channel(), waiter);
+        notifications().unregister(keys.channel(), waiter);
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.internal.primitives;
 
 import dev.baton.LockInfo;
 import dev.baton.LockType;
+import dev.baton.internal.election.ElectionDriver;
 import dev.baton.internal.engine.InspectCall;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.latch.LatchKeys;
@@ -15,12 +16,14 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Operators' view of every object that lives under one name ({@code Baton.inspect(name)}): the plain lock, the fair
- * lock, the read-write lock, the semaphore and the count-down latch have keys of their own, but all under the name's
- * hash tag: the kind ({@code lock}, {@code fair}, {@code rw}, {@code semaphore}, {@code latch}) comes before the tag
+ * lock, the read-write lock, the semaphore, the count-down latch and the election have keys of their own, but all
+ * under the name's hash tag: the kind ({@code lock}, {@code fair}, {@code rw}, {@code semaphore}, {@code latch},
+ * {@code election}) comes before the tag
  * {@code {<name>}}, which is the same for all, so they sit in one Cluster hash slot and one {@link InspectCall} reads
  * them all atomically, on a Cluster too. The only place that gathers the keys of every family.
  *
- * <p>It reports the first object it finds held (in the order plain lock, fair lock, read-write lock, semaphore) and
+ * <p>It reports the first object it finds held (in the order plain lock, fair lock, read-write lock, semaphore,
+ * election: its leader) and
  * every other one found held or waited for in {@link LockInfo#otherKinds()}, so that no held object is reported free
  * or hidden behind another. A latch is never held; one with a count is reported among the other kinds.
  */
@@ -36,15 +39,17 @@ final class NameInspection {
         LockKeys rw = ReadWriteCalls.keys(namespace, name);
         LockKeys sem = SemaphoreCalls.keys(namespace, name);
         LatchKeys latch = LatchKeys.of(namespace, name);
+        LockKeys election = ElectionDriver.keys(namespace, name);
         String[] keys = {
             plain.lock(), plain.counter(),
             fair.lock(), fair.counter(), FairLockDriver.queue(fair), FairLockDriver.waiters(fair),
             rw.lock(), ReadWriteCalls.readers(rw), ReadWriteCalls.writers(rw), rw.counter(),
             sem.lock(), SemaphoreCalls.holders(sem), SemaphoreCalls.expiry(sem), SemaphoreCalls.queue(sem),
             SemaphoreCalls.waiters(sem), sem.counter(),
-            latch.latch()};
-        return InspectCall.read(gateway, name, null, keys, "LFRSC").thenApply(infos -> {
-            List<LockInfo> found = new ArrayList<>(5);
+            latch.latch(),
+            election.lock(), election.counter()};
+        return InspectCall.read(gateway, name, null, keys, "LFRSCE").thenApply(infos -> {
+            List<LockInfo> found = new ArrayList<>(6);
             LockInfo plainInfo = null;
             for (LockInfo info : infos) {
                 if (info.kind() == LockType.LOCK) {
