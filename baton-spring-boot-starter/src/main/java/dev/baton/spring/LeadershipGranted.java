@@ -1,8 +1,6 @@
 package dev.baton.spring;
 
 import dev.baton.Leadership;
-import java.util.Objects;
-import org.springframework.context.ApplicationEvent;
 
 /**
  * Published in the application context when this instance is elected leader of an election declared under
@@ -14,15 +12,9 @@ import org.springframework.context.ApplicationEvent;
  * next leadership's grant after both. A listener that blocks delays that election's next event; one that throws is
  * logged, and the candidacy goes on. {@link LeaderOnly} methods of the election already run when this is published.
  */
-public class LeadershipGranted extends ApplicationEvent {
+public class LeadershipGranted extends LeadershipEvent {
 
     private static final long serialVersionUID = 1L;
-
-    /** The election's name. */
-    private final String election;
-
-    /** The leadership; not serialized, it lives in this process only. */
-    private final transient Leadership leadership;
 
     /**
      * @param source     what published the event (the starter's election candidates)
@@ -31,37 +23,11 @@ public class LeadershipGranted extends ApplicationEvent {
      * @throws NullPointerException if an argument is null
      */
     public LeadershipGranted(Object source, String election, Leadership leadership) {
-        super(source);
-        this.election = Objects.requireNonNull(election, "election");
-        this.leadership = Objects.requireNonNull(leadership, "leadership");
-    }
-
-    /**
-     * @return the election's name
-     */
-    public String election() {
-        return election;
-    }
-
-    /**
-     * @return the leadership's epoch, its fencing token ({@link Leadership#epoch()})
-     */
-    public long epoch() {
-        return leadership.epoch();
-    }
-
-    /**
-     * The leadership, valid until its {@link LeadershipRevoked}; {@link Leadership#resign()} hands it to another
-     * candidate while this instance stays in the race.
-     *
-     * @return the leadership
-     */
-    public Leadership leadership() {
-        return leadership;
+        super(source, election, leadership);
     }
 
     @Override
     public String toString() {
-        return "LeadershipGranted{election=" + election + ", epoch=" + epoch() + "}";
+        return "LeadershipGranted{election=" + election() + ", epoch=" + epoch() + "}";
     }
 }

@@ -3,7 +3,6 @@ package dev.baton.spring;
 import dev.baton.Leadership;
 import dev.baton.RevocationReason;
 import java.util.Objects;
-import org.springframework.context.ApplicationEvent;
 
 /**
  * Published in the application context when a leadership of this instance in an election declared under
@@ -14,17 +13,11 @@ import org.springframework.context.ApplicationEvent;
  * On shutdown the starter closes its candidacies before the Baton closes, so a leader's listeners get this event
  * (reason {@link RevocationReason#CLOSED}) while the context still runs.
  */
-public class LeadershipRevoked extends ApplicationEvent {
+public class LeadershipRevoked extends LeadershipEvent {
 
     private static final long serialVersionUID = 1L;
 
-    /** The election's name. */
-    private final String election;
-
-    /** The leadership that ended; not serialized, it lives in this process only. */
-    private final transient Leadership leadership;
-
-    /** Why it ended. */
+    /** Why the leadership ended. */
     private final RevocationReason reason;
 
     /**
@@ -35,31 +28,8 @@ public class LeadershipRevoked extends ApplicationEvent {
      * @throws NullPointerException if an argument is null
      */
     public LeadershipRevoked(Object source, String election, Leadership leadership, RevocationReason reason) {
-        super(source);
-        this.election = Objects.requireNonNull(election, "election");
-        this.leadership = Objects.requireNonNull(leadership, "leadership");
+        super(source, election, leadership);
         this.reason = Objects.requireNonNull(reason, "reason");
-    }
-
-    /**
-     * @return the election's name
-     */
-    public String election() {
-        return election;
-    }
-
-    /**
-     * @return the epoch of the leadership that ended
-     */
-    public long epoch() {
-        return leadership.epoch();
-    }
-
-    /**
-     * @return the leadership that ended (no longer {@linkplain Leadership#isValid() valid})
-     */
-    public Leadership leadership() {
-        return leadership;
     }
 
     /**
@@ -71,6 +41,6 @@ public class LeadershipRevoked extends ApplicationEvent {
 
     @Override
     public String toString() {
-        return "LeadershipRevoked{election=" + election + ", epoch=" + epoch() + ", reason=" + reason + "}";
+        return "LeadershipRevoked{election=" + election() + ", epoch=" + epoch() + ", reason=" + reason + "}";
     }
 }

@@ -84,12 +84,12 @@ final class ElectedLeadership implements Leadership {
 
     @Override
     public String lockName() {
-        return hold.keys.name();
+        return lease.lockName();
     }
 
     @Override
     public long fencingToken() {
-        return hold.token;
+        return lease.fencingToken();
     }
 
     @Override

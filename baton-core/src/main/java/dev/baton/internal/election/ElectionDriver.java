@@ -2,13 +2,11 @@ package dev.baton.internal.election;
 
 import dev.baton.LockInfo;
 import dev.baton.LockType;
-import dev.baton.internal.engine.AcquireRequest;
-import dev.baton.internal.engine.Hold;
+import dev.baton.internal.engine.ForwardingLockDriver;
 import dev.baton.internal.engine.LockDriver;
 import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.LockView;
 import dev.baton.internal.transport.HashTag;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -18,10 +16,9 @@ import java.util.concurrent.TimeUnit;
  * reported as {@link LockType#ELECTION} in events, {@code heldLocks()} and inspections. An election needs nothing a
  * mutex lacks: one holder, a lease the watchdog renews, a fencing token (the epoch), waiters woken by the release.
  *
- * <p>Delegates every call; stateless apart from the driver it wraps; thread-safe.
+ * <p>Forwards every other call; stateless apart from the driver it wraps; thread-safe.
  */
-public final class ElectionDriver implements LockDriver, LockView {
-    private final LockDriver mutex;
+public final class ElectionDriver extends ForwardingLockDriver implements LockView {
     private final LockView mutexView;
     private final long leaseNanos;
 
@@ -30,7 +27,7 @@ public final class ElectionDriver implements LockDriver, LockView {
      *                    tries when no notification comes
      */
     public ElectionDriver(LockDriver mutex, LockView mutexView, long leaseMillis) {
-        this.mutex = mutex;
+        super(mutex);
         this.mutexView = mutexView;
         this.leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
     }
@@ -42,18 +39,8 @@ public final class ElectionDriver implements LockDriver, LockView {
     }
 
     @Override
-    public boolean localQueueing() {
-        return mutex.localQueueing();
-    }
-
-    @Override
     public LockType type() {
         return LockType.ELECTION;
-    }
-
-    @Override
-    public long validityMillis(long leaseMillis) {
-        return mutex.validityMillis(leaseMillis);
     }
 
     /**
@@ -65,52 +52,7 @@ public final class ElectionDriver implements LockDriver, LockView {
      */
     @Override
     public long recheckNanos(long configured) {
-        return Math.max(configured, leaseNanos);
-    }
-
-    @Override
-    public long sleepLimitNanos(AcquireRequest request) {
-        return mutex.sleepLimitNanos(request);
-    }
-
-    @Override
-    public CompletableFuture<Acquired> acquire(AcquireRequest request, boolean willWait) {
-        return mutex.acquire(request, willWait);
-    }
-
-    @Override
-    public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return mutex.release(keys, owner, token, publish);
-    }
-
-    @Override
-    public CompletableFuture<Long> releaseHold(Hold hold, boolean publish) {
-        return mutex.releaseHold(hold, publish);
-    }
-
-    @Override
-    public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        return mutex.renew(batch, leaseMillis);
-    }
-
-    @Override
-    public CompletableFuture<Long> handoff(Hold from, AcquireRequest to) {
-        return mutex.handoff(from, to);
-    }
-
-    @Override
-    public long grantIn(String message, AcquireRequest request) {
-        return mutex.grantIn(message, request);
-    }
-
-    @Override
-    public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
-        return mutex.abandon(request, mayHoldGrant);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
-        return mutex.keep(hold, millis);
+        return Math.max(delegate.recheckNanos(configured), leaseNanos);
     }
 
     @Override

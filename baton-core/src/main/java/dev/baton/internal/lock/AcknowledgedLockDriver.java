@@ -1,14 +1,10 @@
 package dev.baton.internal.lock;
 
-import dev.baton.LockType;
 import dev.baton.ReplicaAcknowledgement;
 import dev.baton.ReplicaAcknowledgementException;
 import dev.baton.internal.engine.AcquireRequest;
-import dev.baton.internal.engine.Hold;
-import dev.baton.internal.engine.LockDriver;
+import dev.baton.internal.engine.ForwardingLockDriver;
 import dev.baton.internal.engine.LockEngine;
-import dev.baton.internal.engine.LockKeys;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import org.slf4j.Logger;
@@ -31,7 +27,7 @@ import org.slf4j.LoggerFactory;
  * is a write that no {@code WAIT} covers, so an acknowledged waiter always acquires through Redis (a releasing
  * holder publishes, because it knows it has a local waiter).
  */
-public final class AcknowledgedLockDriver implements LockDriver {
+public final class AcknowledgedLockDriver extends ForwardingLockDriver {
     private static final Logger log = LoggerFactory.getLogger(AcknowledgedLockDriver.class);
 
     private final LockCalls plain;
@@ -39,6 +35,7 @@ public final class AcknowledgedLockDriver implements LockDriver {
     private final LockEngine engine;
 
     public AcknowledgedLockDriver(LockCalls plain, ReplicaAcknowledgement ack, LockEngine engine) {
+        super(plain);
         this.plain = plain;
         this.ack = ack;
         this.engine = engine;
@@ -47,16 +44,6 @@ public final class AcknowledgedLockDriver implements LockDriver {
     @Override
     public boolean localQueueing() {
         return false;
-    }
-
-    @Override
-    public LockType type() {
-        return plain.type();
-    }
-
-    @Override
-    public long sleepLimitNanos(AcquireRequest request) {
-        return plain.sleepLimitNanos(request);
     }
 
     /**
@@ -108,21 +95,6 @@ public final class AcknowledgedLockDriver implements LockDriver {
                 });
     }
 
-    @Override
-    public CompletableFuture<Long> release(LockKeys keys, String owner, long token, boolean publish) {
-        return plain.release(keys, owner, token, publish);
-    }
-
-    @Override
-    public CompletableFuture<boolean[]> renew(List<Hold> batch, long leaseMillis) {
-        return plain.renew(batch, leaseMillis);
-    }
-
-    @Override
-    public long grantIn(String message, AcquireRequest request) {
-        return plain.grantIn(message, request);
-    }
-
     /**
      * The plain lock's abandon, on the shared command connection, not on the tries' connection: the next try of the
      * same owner waits for its answer ({@link #acquire}).
@@ -130,10 +102,5 @@ public final class AcknowledgedLockDriver implements LockDriver {
     @Override
     public CompletableFuture<Long> abandon(AcquireRequest request, boolean mayHoldGrant) {
         return plain.abandon(request, mayHoldGrant);
-    }
-
-    @Override
-    public CompletableFuture<Boolean> keep(Hold hold, long millis) {
-        return plain.keep(hold, millis);
     }
 }
