@@ -91,6 +91,10 @@ class RedisCountDownLatchTest {
         await("unsubscribed after the linger").atMost(LONG).until(() -> redis.subscribed().isEmpty());
     }
 
+    /**
+     * A waiter on a thread of its own: not the common pool's, which may have a single thread (on a 2-core machine),
+     * where a second waiter would not start before the first returned (CI's JDK 25 run timed out on it).
+     */
     private CompletableFuture<Boolean> waitInBackground() {
         return CompletableFuture.supplyAsync(() -> {
             try {
@@ -98,6 +102,10 @@ class RedisCountDownLatchTest {
             } catch (InterruptedException e) {
                 throw new IllegalStateException(e);
             }
+        }, task -> {
+            Thread waiter = new Thread(task, "latch-waiter");
+            waiter.setDaemon(true);
+            waiter.start();
         });
     }
 
