@@ -50,7 +50,7 @@ final class ElectedLeadership implements Leadership {
         events.emit(l -> l.leaderElected(new BatonListener.LeaderElected(hold.keys.name(), hold.token,
                 engine.instanceId())));
         hold.lost.whenComplete((ignored, error) -> {
-            if (hold.loss() == Hold.Loss.GONE) {
+            if (hold.loss() == Hold.Loss.STALLED) {
                 // A leader that woke from a pause past its lease may still be the owner in Redis, until the lease
                 // runs out there too: give it up now, so that the others need not wait for that (owner and token
                 // are checked, so this never touches a later leader).
@@ -68,7 +68,7 @@ final class ElectedLeadership implements Leadership {
         return switch (loss) {
             case UNANSWERED -> RevocationReason.UNAVAILABLE;
             case CLOSED -> RevocationReason.CLOSED;
-            case GONE -> RevocationReason.LOST;
+            case GONE, STALLED -> RevocationReason.LOST;
         };
     }
 

@@ -25,10 +25,14 @@ public final class Hold {
      */
     public enum Loss {
         /**
-         * Redis no longer had it for this owner and token, its fixed lease ran out, or its lease estimate ran out
-         * while Redis answered (this process was paused or starved and did not renew it in time).
+         * Redis no longer had it for this owner and token, or its fixed lease ran out (in Redis too).
          */
         GONE,
+        /**
+         * Its watchdog lease estimate ran out with no renewal outstanding: this process was paused or starved and did
+         * not renew it in time. Redis may still have it for this owner, until its lease runs out there.
+         */
+        STALLED,
         /** Its lease estimate ran out while renewals got no answer from Redis. */
         UNANSWERED,
         /** Its Baton was closed. */

@@ -554,7 +554,7 @@ public final class LockEngine implements AutoCloseable {
             // No renewal even went out since the last success: this process did not run it in time, and Redis may
             // have let the lease run out and granted the lock to someone else while it answered everyone.
             lost(hold, "its lease ran out before this process renewed it (the process was paused or too busy to run "
-                    + "the renewal in time)");
+                    + "the renewal in time)", Hold.Loss.STALLED);
         }
     }
 
