@@ -265,6 +265,18 @@ public final class Baton implements AutoCloseable {
     }
 
     /**
+     * What an operator does to any object of this Baton's namespace, whoever created it: list objects with
+     * {@code SCAN}, read or reset a rate limiter without its configuration, take a lock, semaphore or leadership away
+     * from its holder. The {@code baton} command line is built on it. Cheap: no Redis call.
+     *
+     * @return the administrative view, thread-safe
+     * @throws IllegalStateException if this Baton is closed
+     */
+    public BatonAdmin admin() {
+        return primitives.admin();
+    }
+
+    /**
      * The locks this Baton holds right now, as this process believes (no Redis call): every thread-owned hold and
      * every {@link Lease} not yet released or lost, with its kind, fencing token, hold count, holder thread, start
      * and remaining lease. Meant for operators (the Spring Boot starter's Actuator endpoint lists them). Sorted by

@@ -132,25 +132,27 @@ if algorithms ~= 'g' then
 end
 
 -- Sliding-window log. The log holds one entry per admitted request: score = the time it counts from, member =
--- "<seq>:<permits>". The totals hash keeps the sum of the permits in the log, the last seq and the period. An entry
+-- "<seq>:<permits>". The totals hash keeps the sum of the permits in the log, the last seq, the period and the
+-- permits per period (the last two for operators, who read a limiter without its configuration). An entry
 -- is live while score > now - period. A request fits when sum + n <= p; otherwise it is due when enough of the
 -- oldest entries have left the window, and a reservation is logged at that future time.
 --
 -- Expired entries are trimmed, at most 256 per call so that no call is slow; those left over still count in sum
 -- until a later call trims them, which can only make the limiter stricter, never looser.
 --
--- Verdict state: [7] sum, [8] seq, [9] newest, [10] dirty (the totals need writing), [11] period, [12] its string.
+-- Verdict state: [7] sum, [8] seq, [9] newest, [10] dirty (the totals need writing), [11] period, [12] its string,
+-- [13] the permits' string.
 -- (Logging an entry later than needed is only stricter, so any later moment fits.)
 local sliding, sliding_totals, sliding_commit
 if algorithms ~= 'g' and string.find(algorithms, 's', 1, true) then
   function sliding(log, totals, p_arg, period_arg)
     local p, period = tonumber(p_arg), tonumber(period_arg)
     local cutoff = fmt(now - period)
-    local t = redis.call('HMGET', totals, 'sum', 'seq', 'period')
+    local t = redis.call('HMGET', totals, 'sum', 'seq', 'period', 'permits')
     local sum, seq = tonumber(t[1]), tonumber(t[2]) or 0
     local last = redis.call('ZRANGE', log, -1, -1, 'WITHSCORES')
     local newest = tonumber(last[2])
-    local dirty = t[3] ~= period_arg
+    local dirty = t[3] ~= period_arg or t[4] ~= p_arg
     if not newest or newest <= now - period then
       if newest or sum then
         redis.call('DEL', log, totals) -- nothing live: start clean
@@ -195,11 +197,11 @@ if algorithms ~= 'g' and string.find(algorithms, 's', 1, true) then
       end
     end
     return ok, wait, retry, window_remaining(ok, wait, sum, p), max(0, newest + period - now),
-        max(newest, now + wait) + period - now, sum, seq, newest, dirty, period, period_arg
+        max(newest, now + wait) + period - now, sum, seq, newest, dirty, period, period_arg, p_arg
   end
 
   function sliding_totals(log, totals, v, sum, seq, until_us)
-    redis.call('HSET', totals, 'sum', fmt(sum), 'seq', fmt(seq), 'period', v[12])
+    redis.call('HSET', totals, 'sum', fmt(sum), 'seq', fmt(seq), 'period', v[12], 'permits', v[13])
     local keep = ttl(until_us - now)
     redis.call('PEXPIRE', log, keep)
     redis.call('PEXPIRE', totals, keep)
@@ -213,11 +215,12 @@ if algorithms ~= 'g' and string.find(algorithms, 's', 1, true) then
   end
 end
 
--- Fixed window. State: "end count next period": the end of the current window, the permits taken in it, the
--- permits reserved in the window after it, and the period they were counted with. Windows are aligned to multiples
--- of the period on the Redis clock. A reservation may go into the next window only.
+-- Fixed window. State: "end count next period permits": the end of the current window, the permits taken in it, the
+-- permits reserved in the window after it, the period they were counted with and the permits per period (for
+-- operators; a state written before it was stored has four fields). Windows are aligned to multiples of the period
+-- on the Redis clock. A reservation may go into the next window only.
 --
--- Verdict state: [7] window end, [8] count, [9] next, [10] period, [11] p, [12] the period's string.
+-- Verdict state: [7] window end, [8] count, [9] next, [10] period, [11] p, [12] the period's string, [13] p's.
 -- (No tidy: a rolled-over window is rewritten on its next charge.)
 local fixed, fixed_fits, fixed_commit
 if algorithms ~= 'g' and string.find(algorithms, 'f', 1, true) then
@@ -226,7 +229,7 @@ if algorithms ~= 'g' and string.find(algorithms, 'f', 1, true) then
     local wend, count, nxt = now - now % period + period, 0, 0
     local state = redis.call('GET', key)
     if state then
-      local e, c, x, period0 = string.match(state, '^(%d+) (%d+) (%d+) (%d+)$')
+      local e, c, x, period0 = string.match(state, '^(%d+) (%d+) (%d+) (%d+)')
       e, c, x, period0 = tonumber(e), tonumber(c), tonumber(x), tonumber(period0)
       if e and now < e then
         wend, count, nxt = e, c, x
@@ -249,7 +252,7 @@ if algorithms ~= 'g' and string.find(algorithms, 'f', 1, true) then
     end
     local reset_now = (nxt > 0 and wend + period or wend) - now
     return ok, wait, retry, window_remaining(ok, wait, count, p), reset_now,
-        (wait > 0 and wend + period - now) or reset_now, wend, count, nxt, period, p, period_arg
+        (wait > 0 and wend + period - now) or reset_now, wend, count, nxt, period, p, period_arg, p_arg
   end
 
   -- May the request be charged for the later moment `due` (when another limit makes it wait)?
@@ -268,7 +271,7 @@ if algorithms ~= 'g' and string.find(algorithms, 'f', 1, true) then
       nxt = nxt + n
     end
     local reset = (nxt > 0 and wend + period or wend) - now
-    redis.call('SET', key, string.format('%d %d %d %s', wend, count, nxt, v[12]), 'PX', ttl(reset))
+    redis.call('SET', key, string.format('%d %d %d %s %s', wend, count, nxt, v[12], v[13]), 'PX', ttl(reset))
     return reset
   end
 end

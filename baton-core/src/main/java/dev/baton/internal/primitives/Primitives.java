@@ -1,5 +1,6 @@
 package dev.baton.internal.primitives;
 
+import dev.baton.BatonAdmin;
 import dev.baton.BatonConfig;
 import dev.baton.BatonException;
 import dev.baton.BatonHealth;
@@ -40,6 +41,7 @@ import dev.baton.internal.semaphore.SemaphoreTotals;
 import dev.baton.internal.transport.QuorumTransport;
 import dev.baton.internal.transport.Transport;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -76,6 +78,8 @@ public final class Primitives {
     private final LatchWaits latchWaits;
     /** Warns once per semaphore name of a total in Redis other than the one asked for. */
     private final SemaphoreTotals semaphoreTotals = new SemaphoreTotals();
+    /** What operators do to any object of the namespace ({@code Baton.admin()}). */
+    private final Administration admin;
 
     public Primitives(BatonRuntime runtime, LockEngine engine) {
         this.runtime = runtime;
@@ -105,12 +109,26 @@ public final class Primitives {
         // (5-6 commands a try instead of 3, measured in ElectionBench's idle figure). On Redlock masters, the Redlock.
         if (plainOnly != null) {
             this.elections = new Elections(runtime, engine, mutex, mutexView);
+            this.admin = new Administration(gateway, config.namespace(), plainOnly,
+                    Map.of(BatonAdmin.Kind.LOCK, mutexView, BatonAdmin.Kind.ELECTION, mutexView), null);
         } else {
             LockCalls candidates = new LockCalls(gateway, config.fencingTokenRetention(), ticker, Duration.ZERO,
                     config.recheckInterval());
             this.elections = new Elections(runtime, engine, candidates, candidates);
+            this.admin = new Administration(gateway, config.namespace(), null, Map.of(
+                    BatonAdmin.Kind.LOCK, mutexView,
+                    BatonAdmin.Kind.FAIR, fair,
+                    BatonAdmin.Kind.READ_WRITE, writeCalls,
+                    BatonAdmin.Kind.SEMAPHORE, SemaphoreCalls.of(gateway, config, 1, semaphoreTotals),
+                    BatonAdmin.Kind.ELECTION, candidates), readCalls);
         }
         this.latchWaits = new LatchWaits(runtime);
+    }
+
+    /** What operators do to any object of the namespace (see {@link Administration}). */
+    public BatonAdmin admin() {
+        engine.checkOpen();
+        return admin;
     }
 
     /** The plain lock's driver on this topology, for tools and tests that start attempts of their own. */

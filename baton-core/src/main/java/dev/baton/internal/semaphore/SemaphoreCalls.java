@@ -48,6 +48,8 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
             .inOrder();
     static final Script SET_PERMITS = Script.integer("semaphore-set-permits", "notify", "mint-token",
             "semaphore-state");
+    static final Script FORCE_RELEASE = Script.integer("semaphore-force-release", "notify", "mint-token",
+            "semaphore-state");
     static final Script INSPECT = Script.list("semaphore-inspect", "notify", "mint-token", "semaphore-state");
 
     /**
@@ -270,10 +272,15 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
                 "semaphore '" + keys.name() + "' is inspected with DistributedSemaphore.inspect()"));
     }
 
-    /** Not offered: permits come back when their leases are released or run out. */
+    /**
+     * {@code semaphore-force-release.lua} (administrative): removes every live lease, whoever holds it, and hands
+     * the permits to the first waiters in queue order; the total and the fencing counter stay.
+     *
+     * @return true if at least one lease was removed
+     */
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
-        return CompletableFuture.failedFuture(new UnsupportedOperationException(
-                "semaphore '" + keys.name() + "' has no forced release; permits come back when their leases end"));
+        return gateway.<Long>run(FORCE_RELEASE, sixKeys(keys), keys.channel(), sharded(),
+                Long.toString(tokenRetentionMillis)).thenApply(leases -> leases > 0);
     }
 }

@@ -184,6 +184,56 @@ public final class QuorumTransport implements Transport {
         throw new UnsupportedOperationException("replica-acknowledged writes are not supported with Redlock");
     }
 
+    /**
+     * Every master's keys, one master after the other (a key held by several masters is returned by each). A master
+     * that is not connected fails the walk: an operator's listing should not silently miss a master.
+     */
+    @Override
+    public KeyScan scan(String match, int count) {
+        return new KeyScan() {
+            private int master;
+            private KeyScan current;
+            private long earlierCalls;
+
+            @Override
+            public CompletableFuture<List<String>> next() {
+                if (finished()) {
+                    throw new IllegalStateException("the scan is finished");
+                }
+                if (current == null) {
+                    CompletableFuture<KeyScan> opened = masters.get(master).call(g -> CompletableFuture.completedFuture(
+                            g.scan(match, count)));
+                    return opened.thenCompose(scan -> {
+                        current = scan;
+                        return step();
+                    });
+                }
+                return step();
+            }
+
+            private CompletableFuture<List<String>> step() {
+                return current.next().thenApply(keys -> {
+                    if (current.finished()) {
+                        earlierCalls += current.calls();
+                        current = null;
+                        master++;
+                    }
+                    return keys;
+                });
+            }
+
+            @Override
+            public boolean finished() {
+                return master >= masters.size();
+            }
+
+            @Override
+            public long calls() {
+                return earlierCalls + (current == null ? 0 : current.calls());
+            }
+        };
+    }
+
     /** Refused: see {@link #existsOnEach}. */
     @Override
     public CompletableFuture<Boolean> exists(String key) {

@@ -18,6 +18,8 @@ import io.lettuce.core.RedisLoadingException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisReadOnlyException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.SslVerifyMode;
@@ -378,6 +380,47 @@ public final class RedisGateway implements Transport {
                 && e.getMessage().startsWith("TRYAGAIN");
     }
 
+    /**
+     * {@code SCAN} with Lettuce's cursor, which on a Cluster walks every master in turn (its cursor carries the node
+     * it is on), and behind Sentinel the master.
+     */
+    @Override
+    public KeyScan scan(String match, int count) {
+        ScanArgs args = ScanArgs.Builder.matches(match).limit(count);
+        return new KeyScan() {
+            private ScanCursor cursor = ScanCursor.INITIAL;
+            private boolean finished;
+            private long calls;
+
+            @Override
+            public CompletableFuture<List<String>> next() {
+                if (finished) {
+                    throw new IllegalStateException("the scan is finished");
+                }
+                calls++;
+                return keyCommands.scan(cursor, args).toCompletableFuture().handle((page, e) -> {
+                    if (e != null) {
+                        throw translate(e);
+                    }
+                    cursor = page;
+                    finished = page.isFinished();
+                    return page.getKeys();
+                });
+            }
+
+            @Override
+            public boolean finished() {
+                return finished;
+            }
+
+            @Override
+            public long calls() {
+                return calls;
+            }
+        };
+    }
+
+    @Override
     public CompletableFuture<Boolean> exists(String key) {
         return keyCommands.exists(key).toCompletableFuture()
                 .handle((n, e) -> {

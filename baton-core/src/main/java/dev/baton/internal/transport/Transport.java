@@ -43,6 +43,16 @@ public interface Transport extends AutoCloseable {
     /** {@code EXISTS}: whether the key is there. */
     CompletableFuture<Boolean> exists(String key);
 
+    /**
+     * A walk over the keys matching a glob pattern with {@code SCAN}, about {@code count} keys examined per call; see
+     * {@link KeyScan}.
+     *
+     * @param match a {@code SCAN ... MATCH} pattern
+     * @param count the {@code COUNT} hint of each call
+     * @return the walk, not started yet
+     */
+    KeyScan scan(String match, int count);
+
     /** A {@code PING}: whether Redis answers at all. */
     CompletableFuture<String> ping();
 

@@ -225,11 +225,20 @@ class SemaphoreCallsTest {
     }
 
     @Test
-    void aSemaphoreOffersNoLockInspectionNoForcedUnlockAndNoDelayedReleaseAndSendsNothingForThem() {
+    void aForcedReleaseRemovesEveryLeaseInOneScriptAndSaysWhetherThereWasAny() {
+        CompletableFuture<Boolean> removed = semaphore.forceUnlock(KEYS);
+        redis.next(SemaphoreCalls.FORCE_RELEASE).reply(2L);
+        assertThat(value(removed)).isTrue();
+
+        CompletableFuture<Boolean> none = semaphore.forceUnlock(KEYS);
+        redis.next(SemaphoreCalls.FORCE_RELEASE).reply(0L);
+        assertThat(value(none)).isFalse();
+    }
+
+    @Test
+    void aSemaphoreOffersNoLockInspectionAndNoDelayedReleaseAndSendsNothingForThem() {
         assertThat(failure(semaphore.inspect(KEYS))).isInstanceOf(UnsupportedOperationException.class)
                 .hasMessageContaining("DistributedSemaphore.inspect()");
-        assertThat(failure(semaphore.forceUnlock(KEYS))).isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining("no forced release");
         assertThatThrownBy(() -> semaphore.keep(hold(semaphore, KEYS, OWNER, 7), 100))
                 .isInstanceOf(UnsupportedOperationException.class);
         assertThat(redis.calls()).isEmpty();

@@ -247,6 +247,11 @@ public final class FakeTransport implements Transport {
     }
 
     @Override
+    public KeyScan scan(String match, int count) {
+        throw new UnsupportedOperationException("the fake transport has no key space");
+    }
+
+    @Override
     public synchronized CompletableFuture<String> ping() {
         return outage != null ? CompletableFuture.failedFuture(outage) : CompletableFuture.completedFuture("PONG");
     }
