@@ -119,10 +119,12 @@ public interface BatonAdmin {
      *
      * @param index       the limit's position in the limiter's list, from 0
      * @param algorithm   its algorithm
-     * @param permits     the permits per period it was last charged with
+     * @param permits     the permits per period it was last charged with; 0 if unknown (a window limit's state
+     *                    written by a Baton older than this one, which did not store them)
      * @param period      its period
      * @param used        permits counted against it now (for GCRA: the permits not yet replenished, rounded up)
-     * @param remaining   permits that could be taken at once now (for GCRA: of its burst), never negative
+     * @param remaining   permits that could be taken at once now (for GCRA: of its burst); -1 if unknown (as for
+     *                    {@code permits})
      * @param resetAfter  time until the limit is full again if nothing more is taken
      */
     record LimitState(int index, RateLimit.Algorithm algorithm, long permits, Duration period, long used,

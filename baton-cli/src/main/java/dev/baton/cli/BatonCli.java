@@ -52,7 +52,15 @@ public final class BatonCli implements Runnable {
         CommandLine cli = commandLine();
         cli.setOut(out);
         cli.setErr(err);
-        return cli.execute(args);
+        try {
+            return cli.execute(args);
+        } catch (Error e) { // picocli hands only exceptions to the handler; an error still gets one line
+            err.println("baton: " + e);
+            if (System.getenv("BATON_DEBUG") != null) {
+                e.printStackTrace(err);
+            }
+            return ExitStatus.FAILURE.code();
+        }
     }
 
     /**
