@@ -9,15 +9,16 @@
 -- ARGV[2]     "1" to publish on the sharded channel (SPUBLISH; see lib/notify.lua), otherwise PUBLISH
 -- ARGV[3]     retention in milliseconds of the total and of the fencing counter once nobody holds a permit
 --
--- Reply: the number of live leases removed (0: nobody held a permit; nothing changed but the removal of expired ones)
+-- Reply: the permits the removed leases held (0: nobody held a permit; nothing changed but the removal of expired
+-- leases). Read from the holders' `used`, so the script needs no command beyond the application's ACL rule.
 local now = sem_now()
 local st = sem_state(KEYS[2], KEYS[3], now, '')
-local leases = redis.call('ZCARD', KEYS[3])
-if leases == 0 then
+local held = st.used
+if held <= 0 then
   return 0
 end
 redis.call('DEL', KEYS[2], KEYS[3])
 st.used, st.horizon, st.mine = 0, 0, nil
 sem_hand_on({semaphore = KEYS[1], holders = KEYS[2], expiry = KEYS[3], queue = KEYS[4], waiters = KEYS[5],
              counter = KEYS[6], retention = tonumber(ARGV[3]), channel = ARGV[1], sharded = ARGV[2]}, st, now)
-return leases
+return held

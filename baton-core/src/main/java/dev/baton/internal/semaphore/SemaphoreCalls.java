@@ -281,6 +281,6 @@ public record SemaphoreCalls(Transport gateway, long tokenRetentionMillis, long 
     @Override
     public CompletableFuture<Boolean> forceUnlock(LockKeys keys) {
         return gateway.<Long>run(FORCE_RELEASE, sixKeys(keys), keys.channel(), sharded(),
-                Long.toString(tokenRetentionMillis)).thenApply(leases -> leases > 0);
+                Long.toString(tokenRetentionMillis)).thenApply(permits -> permits > 0);
     }
 }
