@@ -254,7 +254,8 @@ public final class Baton implements AutoCloseable {
      * token). A multi-lock has no object of its own: its members are plain locks, inspected by their names.
      *
      * <p>On Redlock masters ({@link BatonConfig#redlockMasters()}), where only plain locks and elections exist, this
-     * is the plain lock as a majority of the masters sees it ({@link LeaderElection#leader()} reads an election).
+     * is the plain lock and the election as a majority of the masters sees each: two quorum reads, so not one atomic
+     * snapshot of both.
      *
      * @param name the name
      * @return the state at the instant Redis ran the read

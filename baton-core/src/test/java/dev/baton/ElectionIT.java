@@ -282,6 +282,12 @@ class ElectionIT {
             long epoch = leader.candidacy().leadership().orElseThrow().epoch();
             assertThat(candidates.get(0).baton().election("scheduler").leader().orElseThrow().epoch())
                     .isEqualTo(epoch);
+            // inspect(name) on Redlock masters reads the election too, as a majority sees it.
+            LockInfo seen = candidates.get(1).baton().inspect("scheduler");
+            assertThat(seen.isLocked()).isTrue();
+            assertThat(seen.kind()).isEqualTo(LockType.ELECTION);
+            assertThat(seen.holder().orElseThrow().fencingToken()).isEqualTo(epoch);
+            assertThat(seen.holder().orElseThrow().kind()).isEqualTo(LockType.ELECTION);
             masters.get(3).kill();
             masters.get(4).kill();
             // Three of five still make a majority. The leader may have held its own majority partly on the dead

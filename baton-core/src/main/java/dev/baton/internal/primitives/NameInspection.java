@@ -65,6 +65,27 @@ final class NameInspection {
     }
 
     /**
+     * What a majority of Redlock masters says about a name: its plain lock and its election, each read by the
+     * Redlock's quorum inspection (which knows no kinds: the election's answer is re-labelled here).
+     */
+    static LockInfo onQuorum(LockInfo plain, LockInfo electionAsLock) {
+        List<LockInfo.Holder> leaders = electionAsLock.allHolders().stream()
+                .map(h -> new LockInfo.Holder(h.batonInstance(), h.host(), h.pid(), h.thread(), h.leaseOwned(),
+                        h.holdCount(), h.remainingLease(), h.fencingToken(), LockType.ELECTION, 1))
+                .toList();
+        LockInfo election = LockInfo.of(plain.name(), LockType.ELECTION, leaders, electionAsLock.lastFencingToken(),
+                0, 0);
+        List<LockInfo> found = new ArrayList<>(2);
+        if (plain.holders() > 0) {
+            found.add(plain);
+        }
+        if (election.holders() > 0) {
+            found.add(election);
+        }
+        return combine(plain, found);
+    }
+
+    /**
      * The first held object, with the others found as its {@link LockInfo#otherKinds()}; with nothing held, the
      * plain lock (its last fencing token included), with whatever has waiters as other kinds.
      */

@@ -13,6 +13,7 @@ import dev.baton.LeaderElection;
 import dev.baton.LockInfo;
 import dev.baton.LockOptions;
 import dev.baton.ReplicaAcknowledgement;
+import dev.baton.internal.election.ElectionDriver;
 import dev.baton.internal.election.Elections;
 import dev.baton.internal.engine.DriverLock;
 import dev.baton.internal.engine.LockDriver;
@@ -229,13 +230,15 @@ public final class Primitives {
 
     /**
      * Every kind of object under this name, read in one atomic script ({@link NameInspection#everyKind}); on Redlock
-     * masters, where only plain locks exist, the plain lock's quorum read.
+     * masters, where only plain locks and elections exist, the quorum reads of both (two reads, not one snapshot).
      */
     public LockInfo inspect(String name) {
         engine.checkOpen();
         String checked = Require.lockName(name);
         if (plainOnly != null) {
-            return gateway.await(mutexView.inspect(LockKeys.of(config.namespace(), checked)));
+            return gateway.await(mutexView.inspect(LockKeys.of(config.namespace(), checked))
+                    .thenCombine(mutexView.inspect(ElectionDriver.keys(config.namespace(), checked)),
+                            NameInspection::onQuorum));
         }
         return gateway.await(NameInspection.everyKind(gateway, config.namespace(), checked));
     }
