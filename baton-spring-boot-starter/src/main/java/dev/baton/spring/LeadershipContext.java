@@ -1,7 +1,6 @@
 package dev.baton.spring;
 
 import dev.baton.Leadership;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -14,7 +13,7 @@ import java.util.Optional;
  */
 public final class LeadershipContext {
 
-    private static final ThreadLocal<Leadership> CURRENT = new ThreadLocal<>();
+    private static final ThreadScopedValue<Leadership> CURRENT = new ThreadScopedValue<>();
 
     private LeadershipContext() {
     }
@@ -54,10 +53,7 @@ public final class LeadershipContext {
      * @throws NullPointerException if {@code leadership} is null
      */
     public static Scope open(Leadership leadership) {
-        Objects.requireNonNull(leadership, "leadership");
-        Leadership previous = CURRENT.get();
-        CURRENT.set(leadership);
-        return new Scope(previous);
+        return new Scope(CURRENT.open(leadership, "leadership"));
     }
 
     /**
@@ -65,25 +61,16 @@ public final class LeadershipContext {
      * thread-safe: it belongs to the thread that opened it.
      */
     public static final class Scope implements AutoCloseable {
-        private final Leadership previous;
-        private boolean closed;
+        private final ThreadScopedValue<Leadership>.Span span;
 
-        private Scope(Leadership previous) {
-            this.previous = previous;
+        private Scope(ThreadScopedValue<Leadership>.Span span) {
+            this.span = span;
         }
 
         /** Makes the leadership current before {@link #open(Leadership)} current again; a second call does nothing. */
         @Override
         public void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (previous == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(previous);
-            }
+            span.close();
         }
     }
 }

@@ -2,7 +2,6 @@ package dev.baton.spring;
 
 import dev.baton.Lease;
 
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -22,7 +21,7 @@ import java.util.Optional;
  */
 public final class LockContext {
 
-    private static final ThreadLocal<Lease> CURRENT = new ThreadLocal<>();
+    private static final ThreadScopedValue<Lease> CURRENT = new ThreadScopedValue<>();
 
     private LockContext() {
     }
@@ -68,10 +67,7 @@ public final class LockContext {
      * @throws NullPointerException if {@code lease} is null
      */
     public static Scope open(Lease lease) {
-        Objects.requireNonNull(lease, "lease");
-        Lease previous = CURRENT.get();
-        CURRENT.set(lease);
-        return new Scope(previous);
+        return new Scope(CURRENT.open(lease, "lease"));
     }
 
     /**
@@ -79,25 +75,16 @@ public final class LockContext {
      * thread-safe: it belongs to the thread that opened it.
      */
     public static final class Scope implements AutoCloseable {
-        private final Lease previous;
-        private boolean closed;
+        private final ThreadScopedValue<Lease>.Span span;
 
-        private Scope(Lease previous) {
-            this.previous = previous;
+        private Scope(ThreadScopedValue<Lease>.Span span) {
+            this.span = span;
         }
 
         /** Makes the lease that was current before {@link #open(Lease)} current again; a second call does nothing. */
         @Override
         public void close() {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            if (previous == null) {
-                CURRENT.remove();
-            } else {
-                CURRENT.set(previous);
-            }
+            span.close();
         }
     }
 }
