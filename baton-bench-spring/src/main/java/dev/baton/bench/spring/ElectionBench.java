@@ -189,8 +189,8 @@ public final class ElectionBench {
             header.put("Redis", server.command("INFO", "server").lines()
                     .filter(l -> l.startsWith("redis_version:")).map(l -> l.substring(14).trim()).findFirst()
                     .orElse("?") + " (" + server.binary().path() + ")");
-            header.put("Libraries", "Spring Integration " + LockRegistryLeaderInitiator.class.getPackage()
-                    .getImplementationVersion() + ", Spring Data Redis "
+            header.put("Libraries", "Spring Integration " + SpringBenchMain.libraryVersion("spring-integration-core")
+                    + ", Spring Data Redis "
                     + SpringBenchMain.mavenVersion("org.springframework.data", "spring-data-redis") + ", Lettuce "
                     + SpringBenchMain.mavenVersion("io.lettuce", "lettuce-core"));
             header.put("Settings", plan.describe());

@@ -136,6 +136,25 @@ public final class SpringBenchMain {
     }
 
     /** A library's version from the {@code pom.properties} its jar (and so the shaded jar) carries. */
+    /**
+     * The version of a library whose jar carries no pom.properties (Spring Integration's), from the jar path Maven
+     * recorded at build time in libraries.properties; "?" if unknown.
+     */
+    static String libraryVersion(String artifact) {
+        try (InputStream in = SpringBenchMain.class.getResourceAsStream("libraries.properties")) {
+            Properties properties = new Properties();
+            if (in != null) {
+                properties.load(in);
+            }
+            String jar = Path.of(properties.getProperty(artifact, "?")).getFileName().toString();
+            String prefix = artifact + "-";
+            return jar.startsWith(prefix) && jar.endsWith(".jar")
+                    ? jar.substring(prefix.length(), jar.length() - 4) : "?";
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
     static String mavenVersion(String group, String artifact) {
         String resource = "/META-INF/maven/" + group + "/" + artifact + "/pom.properties";
         try (InputStream in = SpringBenchMain.class.getResourceAsStream(resource)) {
