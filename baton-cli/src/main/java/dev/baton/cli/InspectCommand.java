@@ -10,12 +10,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code baton inspect NAME}: everything under one name, from one atomic read of every lock kind
@@ -28,38 +24,26 @@ import picocli.CommandLine.Spec;
                 + "election, count-down latch and rate limiter.",
             "A multi-lock has no object of its own: inspect its member names. Exit status 0 whether or not anything "
                 + "is held (the output says)."})
-final class InspectCommand implements Callable<Integer> {
+final class InspectCommand extends ConnectedCommand {
 
     @Parameters(paramLabel = "NAME", description = "The name the application uses.")
     String name;
 
-    @Mixin
-    ConnectionOptions connection;
-
-    @Mixin
-    OutputOptions output;
-
-    @Spec
-    CommandSpec spec;
-
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        try (Baton baton = connection.connect(spec.commandLine().getErr(), null)) {
-            LockInfo info = baton.inspect(name);
-            List<BatonAdmin.LimitState> limits = baton.config().redlockMasters().isEmpty()
-                    ? baton.admin().rateLimiter(name) : List.of();
-            Instant now = Instant.now();
-            List<LockInfo> objects = new ArrayList<>();
-            objects.add(info);
-            objects.addAll(info.otherKinds());
-            if (output.json()) {
-                output.printJson(out, json(info, objects, limits));
-            } else {
-                text(out, info, objects, limits, now);
-            }
-            return ExitStatus.OK.code();
+    int run(Baton baton, PrintWriter out) {
+        LockInfo info = baton.inspect(name);
+        List<BatonAdmin.LimitState> limits = baton.config().redlockMasters().isEmpty()
+                ? baton.admin().rateLimiter(name) : List.of();
+        Instant now = Instant.now();
+        List<LockInfo> objects = new ArrayList<>();
+        objects.add(info);
+        objects.addAll(info.otherKinds());
+        if (output.json()) {
+            output.printJson(out, json(info, objects, limits));
+        } else {
+            text(out, info, objects, limits, now);
         }
+        return ExitStatus.OK.code();
     }
 
     private Map<String, Object> json(LockInfo info, List<LockInfo> objects, List<BatonAdmin.LimitState> limits) {

@@ -6,10 +6,8 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -37,39 +35,27 @@ final class LimiterCommand implements Runnable {
             description = {"Show each limit of rate limiter NAME that has counted something: algorithm, permits per "
                     + "period, used, remaining and when it is full again. Idle limits (full) have no state and are "
                     + "not shown.", "Limits are found among the first 32 positions of the limiter's list."})
-    static final class Inspect implements Callable<Integer> {
+    static final class Inspect extends ConnectedCommand {
         @Parameters(paramLabel = "NAME", description = "The rate limiter's name.")
         String name;
 
-        @Mixin
-        ConnectionOptions connection;
-
-        @Mixin
-        OutputOptions output;
-
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            try (Baton baton = connection.connect(spec.commandLine().getErr(), null)) {
-                List<BatonAdmin.LimitState> limits = baton.admin().rateLimiter(name);
-                if (output.json()) {
-                    Map<String, Object> m = new LinkedHashMap<>();
-                    m.put("name", name);
-                    m.put("namespace", connection.namespace());
-                    m.put("limits", limits.stream().map(InspectCommand::json).toList());
-                    output.printJson(out, m);
-                } else if (limits.isEmpty()) {
-                    out.println("rate limiter '" + name + "' has counted nothing that still counts: every limit is "
-                            + "full");
-                } else {
-                    out.println(output.bold("rate limiter '" + name + "'"));
-                    RateLimitTable.of(limits).print(out, output);
-                }
-                return ExitStatus.OK.code();
+        int run(Baton baton, PrintWriter out) {
+            List<BatonAdmin.LimitState> limits = baton.admin().rateLimiter(name);
+            if (output.json()) {
+                Map<String, Object> m = new LinkedHashMap<>();
+                m.put("name", name);
+                m.put("namespace", connection.namespace());
+                m.put("limits", limits.stream().map(InspectCommand::json).toList());
+                output.printJson(out, m);
+            } else if (limits.isEmpty()) {
+                out.println("rate limiter '" + name + "' has counted nothing that still counts: every limit is "
+                        + "full");
+            } else {
+                out.println(output.bold("rate limiter '" + name + "'"));
+                RateLimitTable.of(limits).print(out, output);
             }
+            return ExitStatus.OK.code();
         }
     }
 
@@ -77,49 +63,37 @@ final class LimiterCommand implements Runnable {
     @Command(name = "reset", mixinStandardHelpOptions = true, sortOptions = false,
             description = {"Forget everything rate limiter NAME has counted: every limit is full again at once, for "
                     + "every process. Shows the state and asks on a terminal (--yes to skip)."})
-    static final class Reset implements Callable<Integer> {
+    static final class Reset extends ConnectedCommand {
         @Parameters(paramLabel = "NAME", description = "The rate limiter's name.")
         String name;
 
         @Option(names = {"-y", "--yes"}, description = "Do not ask for confirmation.")
         boolean yes;
 
-        @Mixin
-        ConnectionOptions connection;
-
-        @Mixin
-        OutputOptions output;
-
-        @Spec
-        CommandSpec spec;
-
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            try (Baton baton = connection.connect(spec.commandLine().getErr(), null)) {
-                List<BatonAdmin.LimitState> limits = baton.admin().rateLimiter(name);
-                if (limits.isEmpty()) {
-                    if (output.json()) {
-                        output.printJson(out, result(0));
-                    } else {
-                        out.println("rate limiter '" + name + "' is idle: nothing to reset");
-                    }
-                    return ExitStatus.OK.code();
-                }
-                if (!output.json()) {
-                    out.println(output.bold("rate limiter '" + name + "'"));
-                    RateLimitTable.of(limits).print(out, output);
-                }
-                Confirmation.ask(yes, "Reset every limit of '" + name + "'?", out);
-                int reset = baton.admin().resetRateLimiter(name);
+        int run(Baton baton, PrintWriter out) {
+            List<BatonAdmin.LimitState> limits = baton.admin().rateLimiter(name);
+            if (limits.isEmpty()) {
                 if (output.json()) {
-                    output.printJson(out, result(reset));
+                    output.printJson(out, result(0));
                 } else {
-                    out.println("reset " + reset + (reset == 1 ? " limit" : " limits") + " of rate limiter '" + name
-                            + "': every limit is full again");
+                    out.println("rate limiter '" + name + "' is idle: nothing to reset");
                 }
                 return ExitStatus.OK.code();
             }
+            if (!output.json()) {
+                out.println(output.bold("rate limiter '" + name + "'"));
+                RateLimitTable.of(limits).print(out, output);
+            }
+            Confirmation.ask(yes, "Reset every limit of '" + name + "'?", out);
+            int reset = baton.admin().resetRateLimiter(name);
+            if (output.json()) {
+                output.printJson(out, result(reset));
+            } else {
+                out.println("reset " + reset + (reset == 1 ? " limit" : " limits") + " of rate limiter '" + name
+                        + "': every limit is full again");
+            }
+            return ExitStatus.OK.code();
         }
 
         private Map<String, Object> result(int reset) {
