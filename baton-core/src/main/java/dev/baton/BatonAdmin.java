@@ -149,6 +149,34 @@ public interface BatonAdmin {
     }
 
     /**
+     * One waiter in the queue of a fair lock or a semaphore.
+     *
+     * @param batonInstance id of the waiting {@link Baton} instance
+     * @param host          host name of that process
+     * @param pid           process id of that process
+     * @param thread        name of the thread that waits
+     * @param permits       the permits it waits for (1 for a fair lock)
+     * @param placeKept     how long its place is kept unless it tries again (a live waiter tries at least every
+     *                      re-check interval, so this only runs out for a waiter that died or gave up)
+     */
+    record Waiter(String batonInstance, String host, long pid, String thread, int permits, Duration placeKept) {
+        /**
+         * Checks the fields.
+         *
+         * @param batonInstance id of the waiting instance
+         * @param host          host name
+         * @param pid           process id
+         * @param thread        thread name
+         * @param permits       permits waited for
+         * @param placeKept     how long its place is kept
+         * @throws NullPointerException if {@code placeKept} is null
+         */
+        public Waiter {
+            Objects.requireNonNull(placeKept, "placeKept");
+        }
+    }
+
+    /**
      * Lists the objects of this Baton's namespace with {@code SCAN} (never {@code KEYS}): each call examines a bounded
      * number of keys, so Redis stays responsive however many keys it holds, and the listing stops once it has
      * {@code limit} objects. Objects created or removed while it runs may or may not appear (SCAN's guarantee: what
@@ -164,6 +192,21 @@ public interface BatonAdmin {
      * @throws BatonUnavailableException if Redis does not answer
      */
     Listing list(Optional<Kind> kind, String glob, int limit);
+
+    /**
+     * The queue of a fair lock or of a semaphore, first in line first: the waiters that keep a place in Redis (a plain
+     * lock's waiters keep none). Read-only; at most {@code limit} waiters.
+     *
+     * @param name  the object's name
+     * @param kind  {@link Kind#FAIR} or {@link Kind#SEMAPHORE}
+     * @param limit the most waiters to read, at least 1
+     * @return the live waiters in queue order, possibly empty
+     * @throws IllegalArgumentException      if the name is blank or too long, the kind has no queue, or {@code limit}
+     *                                       is below 1
+     * @throws UnsupportedOperationException on Redlock masters, which run neither
+     * @throws BatonUnavailableException if Redis does not answer
+     */
+    List<Waiter> queue(String name, Kind kind, int limit);
 
     /**
      * A rate limiter's state as Redis holds it, read without knowing its configuration: every limit that has state

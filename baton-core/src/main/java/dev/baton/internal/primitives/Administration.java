@@ -6,11 +6,14 @@ import dev.baton.internal.engine.LockKeys;
 import dev.baton.internal.engine.LockView;
 import dev.baton.internal.lock.FairLockDriver;
 import dev.baton.internal.ratelimit.RateLimiterState;
+import dev.baton.internal.runtime.Identity;
 import dev.baton.internal.runtime.Require;
 import dev.baton.internal.rw.ReadWriteCalls;
 import dev.baton.internal.semaphore.SemaphoreCalls;
 import dev.baton.internal.transport.KeyScan;
+import dev.baton.internal.transport.Script;
 import dev.baton.internal.transport.Transport;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -27,6 +30,8 @@ final class Administration implements BatonAdmin {
     /** Keys a {@code SCAN} call examines: large enough that 100,000 keys take about 100 calls, small enough that
      * each call is well under a millisecond of Redis's time. */
     static final int SCAN_COUNT = 1000;
+
+    static final Script QUEUE = Script.list("queue-inspect");
 
     private final Transport gateway;
     private final String namespace;
@@ -80,6 +85,33 @@ final class Administration implements BatonAdmin {
         List<Entry> entries = found.entrySet().stream()
                 .map(e -> new Entry(e.getKey().kind(), e.getKey().name(), e.getValue())).toList();
         return new Listing(entries, !cut, scan.calls());
+    }
+
+    @Override
+    public List<Waiter> queue(String name, Kind kind, int limit) {
+        String checked = Require.lockName(name);
+        Objects.requireNonNull(kind, "kind");
+        if (kind != Kind.FAIR && kind != Kind.SEMAPHORE) {
+            throw new IllegalArgumentException("kind " + kind + " keeps no queue in Redis (only FAIR and SEMAPHORE do)");
+        }
+        if (limit < 1) {
+            throw new IllegalArgumentException("limit must be at least 1, was " + limit);
+        }
+        if (plainOnly != null) {
+            throw new UnsupportedOperationException("a " + kind.keyword() + " cannot run here: " + plainOnly);
+        }
+        LockKeys keys = keys(kind, checked);
+        String[] queueKeys = kind == Kind.FAIR
+                ? new String[] {FairLockDriver.queue(keys), FairLockDriver.waiters(keys)}
+                : new String[] {SemaphoreCalls.queue(keys), SemaphoreCalls.waiters(keys)};
+        List<Object> reply = gateway.await(gateway.<List<Object>>run(QUEUE, queueKeys,
+                kind == Kind.FAIR ? "f" : "s", Integer.toString(limit)));
+        return reply.stream().map(o -> {
+            List<?> w = (List<?>) o;
+            Identity.Described d = Identity.describedBy((String) w.get(3));
+            return new Waiter(d.instance(), d.host(), d.pid(), d.thread(), ((Long) w.get(1)).intValue(),
+                    Duration.ofMillis((Long) w.get(2)));
+        }).toList();
     }
 
     @Override
