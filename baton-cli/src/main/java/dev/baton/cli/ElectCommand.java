@@ -111,31 +111,26 @@ final class ElectCommand implements Callable<Integer> {
     /** Follows the leaderships until baton should end; returns its exit status. */
     private int campaign(PrintWriter err) {
         ChildProcess child = null;
+        // The leadership the running command belongs to, and the newest one not revoked yet: they differ when this
+        // candidate is elected again while the command of its previous term is still stopping.
         Leadership term = null;
+        Leadership current = null;
         boolean exiting = false;
         while (true) {
             Event event = take();
             if (event instanceof Elected e) {
-                if (exiting || child != null || !e.leadership().isValid()) {
-                    continue; // its revocation follows, or baton is ending
-                }
-                term = e.leadership();
-                ChildProcess started;
-                try {
-                    started = ChildProcess.start(command, Map.of(
-                            "BATON_FENCING_TOKEN", Long.toString(term.epoch()),
-                            "BATON_LOCK_NAME", name));
-                } catch (CliFailure f) {
-                    err.println("baton: " + f.getMessage());
-                    return f.status().code();
-                }
-                child = started;
-                started.exited().thenRun(() -> events.add(new Ended(started)));
-                if (verbose) {
-                    err.println("baton: elected leader of '" + name + "' (epoch " + term.epoch() + "); running "
-                            + started.describe());
+                current = e.leadership();
+                if (child == null && !exiting && current.isValid()) {
+                    term = current;
+                    child = start(term, err);
+                    if (child == null) {
+                        return ExitStatus.CANNOT_RUN.code();
+                    }
                 }
             } else if (event instanceof Revoked r) {
+                if (r.leadership() == current) {
+                    current = null;
+                }
                 if (child != null && r.leadership() == term && !child.stopping() && !exiting) {
                     err.println("baton: no longer leader of '" + name + "' (epoch " + term.epoch() + "): "
                             + why(r.reason()) + "; stopping " + child.describe() + " with SIGTERM, SIGKILL after "
@@ -161,6 +156,13 @@ final class ElectCommand implements Callable<Integer> {
                 if (verbose) {
                     err.println("baton: the command stopped with status " + status + "; campaigning");
                 }
+                if (current != null && current.isValid()) { // elected again while it was stopping
+                    term = current;
+                    child = start(term, err);
+                    if (child == null) {
+                        return ExitStatus.CANNOT_RUN.code();
+                    }
+                }
             } else if (event instanceof Signalled s) {
                 if (child == null) {
                     if (!s.signal().equals("HUP")) {
@@ -178,6 +180,25 @@ final class ElectCommand implements Callable<Integer> {
                 }
             }
         }
+    }
+
+    /** Starts the command for a leadership; null (said on stderr) if it cannot be started. */
+    private ChildProcess start(Leadership term, PrintWriter err) {
+        ChildProcess started;
+        try {
+            started = ChildProcess.start(command, Map.of(
+                    "BATON_FENCING_TOKEN", Long.toString(term.epoch()),
+                    "BATON_LOCK_NAME", name));
+        } catch (CliFailure f) {
+            err.println("baton: " + f.getMessage());
+            return null;
+        }
+        started.exited().thenRun(() -> events.add(new Ended(started)));
+        if (verbose) {
+            err.println("baton: elected leader of '" + name + "' (epoch " + term.epoch() + "); running "
+                    + started.describe());
+        }
+        return started;
     }
 
     private static String why(RevocationReason reason) {

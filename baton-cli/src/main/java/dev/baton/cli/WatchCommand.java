@@ -150,7 +150,8 @@ final class WatchCommand implements Callable<Integer> {
         m.put("time", now.toString());
         m.put("event", c.event());
         m.put("name", name);
-        m.put("kind", c.kind());
+        boolean side = "read".equals(c.kind()) || "write".equals(c.kind());
+        m.put("kind", side ? "rw" : c.kind()); // the kind words of inspect and list; the side goes with the holder
         if (c.hold() != null) {
             m.put("holder", json(c.hold()));
         }
@@ -169,6 +170,9 @@ final class WatchCommand implements Callable<Integer> {
         m.put("host", h.host());
         m.put("pid", h.pid());
         m.put("thread", h.thread());
+        if (h.kind().equals("read") || h.kind().equals("write")) {
+            m.put("side", h.kind());
+        }
         m.put("fencingToken", h.token());
         m.put("permits", h.permits());
         m.put("leaseLeftMs", h.leaseLeft() == null ? null : h.leaseLeft().toMillis());
