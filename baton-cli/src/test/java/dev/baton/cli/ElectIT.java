@@ -110,7 +110,7 @@ class ElectIT {
     }
 
     private static BatonProcess elect(String name, String... command) {
-        List<String> all = new ArrayList<>(List.of("elect", "--redis", redis.uri(), "--lease", "3s", "--grace", "2s",
+        List<String> all = new ArrayList<>(List.of("elect", "--redis", redis.uri(), "--lease", "10s", "--grace", "2s",
                 name, "--"));
         all.addAll(List.of(command));
         return BatonProcess.start(Map.of(), all.toArray(String[]::new));

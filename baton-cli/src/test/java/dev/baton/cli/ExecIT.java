@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.LockInfo;
+import dev.baton.LockType;
 import dev.baton.cli.support.BatonProcess;
 import dev.baton.test.RedisServer;
 import java.io.IOException;
@@ -96,6 +98,20 @@ class ExecIT {
     }
 
     @Test
+    void fairTakesTheFairLockOfTheName() {
+        String name = name();
+        try (BatonProcess p = exec("--lock", name, "--fair", "--", "sh", "-c", "echo started; exec sleep 120")) {
+            awaitOutput(p, "started");
+            LockInfo info = baton.inspect(name);
+            assertThat(info.kind()).isEqualTo(LockType.FAIR);
+            assertThat(info.holder().map(LockInfo.Holder::pid)).contains(p.process().pid());
+            p.signal("TERM");
+            assertThat(p.waitFor(BOUND)).as("%s", p).isEqualTo(143);
+            assertThat(baton.inspect(name).isLocked()).isFalse();
+        }
+    }
+
+    @Test
     void aCommandThatIgnoresTheSignalIsKilledAfterTheGracePeriod() {
         String name = name();
         try (BatonProcess p = exec("--lock", name, "--grace", "1s", "--", "sh", "-c",
@@ -110,10 +126,10 @@ class ExecIT {
     @Test
     void aLostLeaseStopsTheCommandAndSaysWhy() {
         String name = name();
-        try (BatonProcess p = exec("--lock", name, "--lease", "2s", "--grace", "1s", "--", "sh", "-c",
+        try (BatonProcess p = exec("--lock", name, "--lease", "3s", "--grace", "1s", "--", "sh", "-c",
                 "trap '' TERM; echo started; exec sleep 120")) {
             awaitOutput(p, "started");
-            redis.pause(); // no renewal gets through: the lease runs out in 2 s
+            redis.pause(); // no renewal gets through: the lease runs out in 3 s
             int status;
             try {
                 status = p.waitFor(BOUND);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
+import dev.baton.Leadership;
 import dev.baton.Lease;
 import dev.baton.cli.support.BatonProcess;
 import dev.baton.test.RedisServer;
@@ -88,6 +89,27 @@ class WatchIT {
                     .contains("\"fencingToken\":" + token).contains("\"leaseLeftMs\":").endsWith("}}");
             assertThat(lines[2]).contains("\"event\":\"released\"").contains("\"fencingToken\":" + token);
             assertThat(watch.stderr()).isEmpty(); // the "watching..." line is for people only
+        }
+    }
+
+    @Test
+    void followsAnElectionThroughItsLeader() throws InterruptedException {
+        String name = "watch-it-election";
+        try (BatonProcess watch = watch(name, "--election")) {
+            await().atMost(BOUND).until(() -> watch.stdout().contains("free"));
+            Leadership leadership = baton.election(name).awaitLeadership(Duration.ZERO);
+            await().atMost(BOUND).until(() -> watch.stdout().contains("acquired"));
+            leadership.resign();
+            await().atMost(BOUND).until(() -> watch.stdout().contains("released"));
+
+            watch.signal("TERM");
+            assertThat(watch.waitFor(BOUND)).as("%s", watch).isZero();
+            String[] lines = watch.stdout().split("\n");
+            assertThat(lines).hasSize(3);
+            assertThat(lines[1]).contains("acquired     election   ")
+                    .contains(" pid " + ProcessHandle.current().pid() + "  token " + leadership.epoch())
+                    .doesNotContain("lease");
+            assertThat(lines[2]).contains("released").contains("token " + leadership.epoch());
         }
     }
 
