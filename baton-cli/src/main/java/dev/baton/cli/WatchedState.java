@@ -43,7 +43,11 @@ record WatchedState(Map<String, Hold> holds, Map<String, Integer> waiting, Map<S
     record Hold(String kind, String instance, String host, long pid, String thread, long token, int permits,
                 Duration leaseLeft) {
 
-        /** What identifies one hold across polls: its kind, its holder and its token. */
+        /**
+         * What identifies one hold across polls.
+         *
+         * @return its kind, its holder and its token, in one string
+         */
         String key() {
             return kind + " " + instance + " " + token;
         }
@@ -181,7 +185,13 @@ record WatchedState(Map<String, Hold> holds, Map<String, Integer> waiting, Map<S
         }
     }
 
-    /** The word for a kind, as in docs/key-layout.md; the sides of a read-write lock are {@code read} and {@code write}. */
+    /**
+     * The word for a kind, as in docs/key-layout.md, except that the sides of a read-write lock are told apart.
+     *
+     * @param type the kind
+     * @return {@code lock}, {@code fair}, {@code read}, {@code write}, {@code semaphore}, {@code election} or
+     *         {@code latch}
+     */
     static String word(LockType type) {
         return switch (type) {
             case LOCK -> "lock";
