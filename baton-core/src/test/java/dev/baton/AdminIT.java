@@ -199,6 +199,35 @@ class AdminIT {
         candidacy.close();
     }
 
+    @OnEveryTopology
+    void theQueueOfAFairLockAndOfASemaphoreIsReadInOrder() throws Exception {
+        try (Lease fair = baton.fairLock("line").acquire(LONG);
+             Lease permits = baton.semaphore("line", 2).acquire(2, LONG)) {
+            CompletableFuture<Lease> first = other.fairLock("line").acquireAsync(LONG);
+            await().atMost(LONG).until(() -> other.admin().queue("line", Kind.FAIR, 10).size() == 1);
+            CompletableFuture<Lease> second = baton.fairLock("line").acquireAsync(LONG);
+            CompletableFuture<Lease> sem = other.semaphore("line", 2).acquireAsync(2, LONG);
+            await().atMost(LONG).until(() -> other.admin().queue("line", Kind.FAIR, 10).size() == 2
+                    && other.admin().queue("line", Kind.SEMAPHORE, 10).size() == 1);
+
+            List<BatonAdmin.Waiter> line = other.admin().queue("line", Kind.FAIR, 10);
+            assertThat(line).extracting(BatonAdmin.Waiter::batonInstance)
+                    .containsExactly(other.instanceId(), baton.instanceId());
+            assertThat(line.get(0).pid()).isEqualTo(ProcessHandle.current().pid());
+            assertThat(line.get(0).placeKept()).isPositive();
+            assertThat(other.admin().queue("line", Kind.FAIR, 1)).hasSize(1);
+            assertThat(other.admin().queue("line", Kind.SEMAPHORE, 10)).singleElement()
+                    .satisfies(w -> assertThat(w.permits()).isEqualTo(2));
+            assertThat(other.admin().queue("nobody", Kind.FAIR, 10)).isEmpty();
+
+            fair.release();
+            first.get(LONG.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).release();
+            second.get(LONG.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).release();
+            permits.release();
+            sem.get(LONG.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).release();
+        }
+    }
+
     @Test
     void argumentsAreCheckedBeforeAnyRedisCall() {
         BatonAdmin admin = baton.admin();
@@ -210,6 +239,10 @@ class AdminIT {
                 .hasMessageContaining("name");
         assertThatThrownBy(() -> admin.forceUnlock("x", Kind.LATCH)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no holders");
+        assertThatThrownBy(() -> admin.queue("x", Kind.LOCK, 1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no queue");
+        assertThatThrownBy(() -> admin.queue("x", Kind.FAIR, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("limit");
         assertThatThrownBy(() -> admin.forceUnlock("x", null)).isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("kind");
         assertThat(Kind.ofKeyword("RW")).contains(Kind.READ_WRITE);

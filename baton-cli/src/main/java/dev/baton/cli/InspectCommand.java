@@ -25,6 +25,9 @@ import picocli.CommandLine.Parameters;
             "A multi-lock has no object of its own: inspect its member names. Exit status 0 whether or not anything "
                 + "is held (the output says)."})
 final class InspectCommand extends ConnectedCommand {
+    /** The most waiters of a queue shown. */
+    static final int QUEUE_SHOWN = 100;
+
 
     @Parameters(paramLabel = "NAME", description = "The name the application uses.")
     String name;
@@ -39,14 +42,15 @@ final class InspectCommand extends ConnectedCommand {
         objects.add(info);
         objects.addAll(info.otherKinds());
         if (output.json()) {
-            output.printJson(out, json(info, objects, limits));
+            output.printJson(out, json(baton, info, objects, limits));
         } else {
-            text(out, info, objects, limits, now);
+            text(baton, out, info, objects, limits, now);
         }
         return ExitStatus.OK.code();
     }
 
-    private Map<String, Object> json(LockInfo info, List<LockInfo> objects, List<BatonAdmin.LimitState> limits) {
+    private Map<String, Object> json(Baton baton, LockInfo info, List<LockInfo> objects,
+                                     List<BatonAdmin.LimitState> limits) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", name);
         m.put("namespace", connection.namespace());
@@ -60,6 +64,9 @@ final class InspectCommand extends ConnectedCommand {
             j.put("kind", Kinds.of(o.kind()).keyword());
             j.put("holders", o.allHolders().stream().map(HolderView::json).toList());
             j.put("waiting", o.waiting());
+            if (o.kind() == LockType.FAIR || o.kind() == LockType.SEMAPHORE) {
+                j.put("queue", queue(baton, o).stream().map(InspectCommand::json).toList());
+            }
             if (o.kind() == LockType.SEMAPHORE) {
                 j.put("permits", o.permits());
                 j.put("availablePermits", o.availablePermits());
@@ -76,6 +83,25 @@ final class InspectCommand extends ConnectedCommand {
         return m;
     }
 
+    /** The queue of a fair lock or a semaphore with waiters (at most {@value #QUEUE_SHOWN}); empty otherwise. */
+    private List<BatonAdmin.Waiter> queue(Baton baton, LockInfo o) {
+        if (o.waiting() == 0 || (o.kind() != LockType.FAIR && o.kind() != LockType.SEMAPHORE)) {
+            return List.of();
+        }
+        return baton.admin().queue(name, Kinds.of(o.kind()), QUEUE_SHOWN);
+    }
+
+    private static Map<String, Object> json(BatonAdmin.Waiter w) {
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("instance", w.batonInstance());
+        j.put("host", w.host());
+        j.put("pid", w.pid());
+        j.put("thread", w.thread());
+        j.put("permits", w.permits());
+        j.put("placeKeptMs", w.placeKept().toMillis());
+        return j;
+    }
+
     static Map<String, Object> json(BatonAdmin.LimitState l) {
         Map<String, Object> j = new LinkedHashMap<>();
         j.put("position", l.index());
@@ -88,7 +114,8 @@ final class InspectCommand extends ConnectedCommand {
         return j;
     }
 
-    private void text(PrintWriter out, LockInfo info, List<LockInfo> objects, List<BatonAdmin.LimitState> limits,
+    private void text(Baton baton, PrintWriter out, LockInfo info, List<LockInfo> objects,
+                      List<BatonAdmin.LimitState> limits,
                       Instant now) {
         boolean any = false;
         for (LockInfo o : objects) {
@@ -107,6 +134,18 @@ final class InspectCommand extends ConnectedCommand {
                             o.kind() == LockType.SEMAPHORE ? h.permits() : h.holdCount());
                 }
                 t.print(out, output);
+            }
+            List<BatonAdmin.Waiter> queue = queue(baton, o);
+            if (!queue.isEmpty()) {
+                out.println("queue, first in line first:");
+                Table q = new Table("#", "HOST", "PID", "THREAD", o.kind() == LockType.SEMAPHORE ? "PERMITS" : "",
+                        "PLACE KEPT");
+                int position = 1;
+                for (BatonAdmin.Waiter w : queue) {
+                    q.row(position++, w.host(), w.pid(), w.thread(), o.kind() == LockType.SEMAPHORE ? w.permits()
+                            : "", HumanDuration.format(w.placeKept()));
+                }
+                q.print(out, output);
             }
             out.println();
         }

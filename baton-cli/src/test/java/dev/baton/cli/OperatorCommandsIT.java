@@ -101,6 +101,25 @@ class OperatorCommandsIT {
     }
 
     @Test
+    void inspectShowsAFairLocksQueueInOrder() throws Exception {
+        try (Lease held = baton.fairLock("line").acquire(LONG);
+             Baton waiter = Baton.connect(redis.uri())) {
+            java.util.concurrent.CompletableFuture<Lease> waiting = waiter.fairLock("line").acquireAsync(LONG);
+            org.awaitility.Awaitility.await().atMost(LONG)
+                    .until(() -> baton.admin().queue("line", dev.baton.BatonAdmin.Kind.FAIR, 10).size() == 1);
+            BatonProcess text = baton("inspect", "line");
+            assertThat(text.exitCode()).as(text.toString()).isZero();
+            assertThat(text.stdout()).contains("fair lock 'line': held, 1 waiting")
+                    .contains("queue, first in line first:").containsPattern("\\n1\\s+\\S+\\s+"
+                            + ProcessHandle.current().pid() + "\\s");
+            BatonProcess json = baton("inspect", "line", "--json");
+            assertThat(json.stdout()).contains("\"queue\":[{\"instance\":\"" + waiter.instanceId() + "\"");
+            held.release();
+            waiting.get(LONG.toSeconds(), TimeUnit.SECONDS).release();
+        }
+    }
+
+    @Test
     void inspectOfANameNobodyUsedSaysSoAndExitsZero() {
         BatonProcess p = baton("inspect", "nobody");
         assertThat(p.exitCode()).as(p.toString()).isZero();
