@@ -46,19 +46,8 @@ final class ElectCommand implements Callable<Integer> {
             + "arguments (after --).")
     List<String> command;
 
-    @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class, description = "The "
-            + "leadership's watchdog lease: renewed every third of it, and how long the others wait for a leader "
-            + "that died. Default: 30s.")
-    Duration lease;
-
-    @Option(names = "--grace", paramLabel = "DURATION", converter = DurationConverter.class, description = "How long "
-            + "COMMAND has to end after SIGTERM before it and its descendants get SIGKILL. Default: "
-            + "${DEFAULT-VALUE}.", defaultValue = "10s")
-    Duration grace;
-
-    @Option(names = {"-v", "--verbose"}, description = "Say on stderr when this candidate is elected (with the "
-            + "epoch), when COMMAND ends, and when signals are passed on.")
-    boolean verbose;
+    @Mixin
+    SupervisionOptions supervision;
 
     @Mixin
     ConnectionOptions connection;
@@ -88,7 +77,7 @@ final class ElectCommand implements Callable<Integer> {
     public Integer call() {
         PrintWriter err = spec.commandLine().getErr();
         SignalRelay.install(signal -> events.add(new Signalled(signal)));
-        try (Baton baton = connection.connect(err, lease)) {
+        try (Baton baton = connection.connect(err, supervision.lease)) {
             Candidacy candidacy = baton.election(name).join(new LeadershipListener() {
                 @Override
                 public void elected(Leadership leadership) {
@@ -134,8 +123,8 @@ final class ElectCommand implements Callable<Integer> {
                 if (child != null && r.leadership() == term && !child.stopping() && !exiting) {
                     err.println("baton: no longer leader of '" + name + "' (epoch " + term.epoch() + "): "
                             + why(r.reason()) + "; stopping " + child.describe() + " with SIGTERM, SIGKILL after "
-                            + HumanDuration.format(grace) + ", and campaigning again");
-                    child.stop("TERM", grace);
+                            + HumanDuration.format(supervision.grace) + ", and campaigning again");
+                    child.stop("TERM", supervision.grace);
                 }
             } else if (event instanceof Ended e) {
                 if (e.child() != child) {
@@ -148,12 +137,12 @@ final class ElectCommand implements Callable<Integer> {
                     return status;
                 }
                 if (!stoppedByUs) {
-                    if (verbose) {
+                    if (supervision.verbose) {
                         err.println("baton: the command ended with status " + status + "; resigning");
                     }
                     return status;
                 }
-                if (verbose) {
+                if (supervision.verbose) {
                     err.println("baton: the command stopped with status " + status + "; campaigning");
                 }
                 if (current != null && current.isValid()) { // elected again while it was stopping
@@ -171,12 +160,12 @@ final class ElectCommand implements Callable<Integer> {
                 } else if (s.signal().equals("HUP")) {
                     child.signal("HUP");
                 } else {
-                    if (verbose) {
+                    if (supervision.verbose) {
                         err.println("baton: passing SIG" + s.signal() + " on to " + child.describe()
                                 + " and withdrawing");
                     }
                     exiting = true;
-                    child.stop(s.signal(), grace);
+                    child.stop(s.signal(), supervision.grace);
                 }
             }
         }
@@ -194,7 +183,7 @@ final class ElectCommand implements Callable<Integer> {
             return null;
         }
         started.exited().thenRun(() -> events.add(new Ended(started)));
-        if (verbose) {
+        if (supervision.verbose) {
             err.println("baton: elected leader of '" + name + "' (epoch " + term.epoch() + "); running "
                     + started.describe());
         }

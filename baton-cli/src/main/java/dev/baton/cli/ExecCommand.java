@@ -53,19 +53,8 @@ final class ExecCommand implements Callable<Integer> {
             + "the wait runs out. Default: wait as long as it takes (like flock).")
     Duration wait;
 
-    @Option(names = "--lease", paramLabel = "DURATION", converter = DurationConverter.class, description = "The "
-            + "watchdog lease: renewed every third of it while COMMAND runs, and how long the lock stays held if "
-            + "this machine dies. Default: 30s.")
-    Duration lease;
-
-    @Option(names = "--grace", paramLabel = "DURATION", converter = DurationConverter.class, description = "How long "
-            + "COMMAND has to end after SIGTERM (lease lost, or SIGTERM/SIGINT passed on) before it and its "
-            + "descendants get SIGKILL. Default: ${DEFAULT-VALUE}.", defaultValue = "10s")
-    Duration grace;
-
-    @Option(names = {"-v", "--verbose"}, description = "Say on stderr when the lock is acquired, with its fencing "
-            + "token, and when signals are passed on.")
-    boolean verbose;
+    @Mixin
+    SupervisionOptions supervision;
 
     @Mixin
     ConnectionOptions connection;
@@ -122,7 +111,7 @@ final class ExecCommand implements Callable<Integer> {
         String what = (target.lock == null ? "semaphore '" : fair ? "fair lock '" : "lock '") + name + "'";
         caller = Thread.currentThread();
         SignalRelay.install(this::signalled);
-        try (Baton baton = connection.connect(err, lease)) {
+        try (Baton baton = connection.connect(err, supervision.lease)) {
             Lease held = acquire(baton, name, permits, what);
             if (held == null) {
                 return notRun(what, err);
@@ -188,7 +177,7 @@ final class ExecCommand implements Callable<Integer> {
                     "BATON_LOCK_NAME", name));
             child = started;
         }
-        if (verbose) {
+        if (supervision.verbose) {
             err.println("baton: acquired " + what + " (fencing token " + held.fencingToken() + "); running "
                     + started.describe());
         }
@@ -202,18 +191,18 @@ final class ExecCommand implements Callable<Integer> {
                 return lost ? ExitStatus.LEASE_LOST.code() : status;
             } else if (event instanceof Lost && started.isAlive()) {
                 lost = true;
-                started.stop("TERM", grace);
+                started.stop("TERM", supervision.grace);
                 err.println("baton: lost " + what + " (fencing token " + held.fencingToken() + "): "
                         + lossReason(held) + "; stopping " + started.describe() + " with SIGTERM, SIGKILL after "
-                        + HumanDuration.format(grace));
+                        + HumanDuration.format(supervision.grace));
             } else if (event instanceof Signalled s) {
-                if (verbose) {
+                if (supervision.verbose) {
                     err.println("baton: passing SIG" + s.signal() + " on to " + started.describe());
                 }
                 if (s.signal().equals("HUP")) {
                     started.signal("HUP"); // may mean "reload": the command decides whether to end
                 } else {
-                    started.stop(s.signal(), grace);
+                    started.stop(s.signal(), supervision.grace);
                 }
             }
         }
