@@ -9,11 +9,17 @@ import dev.baton.cli.support.BatonProcess;
 import dev.baton.test.RedisBinary;
 import dev.baton.test.RedisCluster;
 import dev.baton.test.RedisSentinelGroup;
+import dev.baton.test.RedisServer;
+import dev.baton.test.TlsFiles;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-/** The command line on Sentinel and on a Cluster: the same commands, reached through each topology's addresses. */
+/**
+ * The command line on Sentinel, on a Cluster and over TLS: the same commands, reached through each topology's
+ * addresses and options.
+ */
 class TopologiesIT {
     private static final Duration LONG = Duration.ofSeconds(60);
 
@@ -32,6 +38,28 @@ class TopologiesIT {
             BatonProcess unlock = BatonProcess.run(env, "unlock", "sentinel-job", "--force", "--yes");
             assertThat(unlock.exitCode()).as(unlock.toString()).isZero();
             lease.lost().get(LONG.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void overTlsTheCommandsTrustTheGivenCaAndPresentTheClientCertificate() throws Exception {
+        TlsFiles tls = TlsFiles.generate();
+        try (RedisServer server = RedisServer.startTls(tls, List.of("--tls-auth-clients", "yes"));
+             Baton baton = Baton.connect(BatonConfig.builder().uri(server.uri())
+                     .trustedCertificates(tls.caCertificate())
+                     .clientCertificate(tls.clientCertificate(), tls.clientKey()).build())) {
+            Lease lease = baton.lock("tls-job").acquire(LONG);
+            BatonProcess inspect = BatonProcess.run(Map.of(), "inspect", "tls-job", "--redis", server.uri(),
+                    "--cacert", tls.caCertificate().toString(), "--cert", tls.clientCertificate().toString(),
+                    "--key", tls.clientKey().toString());
+            assertThat(inspect.exitCode()).as(inspect.toString()).isZero();
+            assertThat(inspect.stdout()).contains("plain lock 'tls-job': held")
+                    .contains(Long.toString(lease.fencingToken()));
+            BatonProcess untrusted = BatonProcess.run(Map.of(), "inspect", "tls-job", "--redis", server.uri(),
+                    "--timeout", "2s");
+            assertThat(untrusted.exitCode()).as(untrusted.toString()).isIn(2, 69);
+            assertThat(untrusted.stderr()).startsWith("baton: ").doesNotContain("\tat ");
+            lease.release();
         }
     }
 
