@@ -1,7 +1,8 @@
 package dev.baton.bench.spring;
 
 /**
- * One JMH fork of one contender in one round: the latency distribution of its guarded calls, one thread.
+ * One JMH fork of one contender in one round (or one contender's calls of a smoke run, see
+ * {@link SpringBenchRun#smoke}): the latency distribution of its guarded calls, one thread.
  *
  * @param benchmark  {@link SpringBenchRun#LOCKS} or {@link SpringBenchRun#RATE_LIMITS}
  * @param contender  the contender's name

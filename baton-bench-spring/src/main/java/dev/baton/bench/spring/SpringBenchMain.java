@@ -21,37 +21,44 @@ import org.springframework.boot.SpringBootVersion;
  * rounds ({@link SpringBenchRun}), and prints a Markdown report ({@link SpringBenchReport}), also written to
  * {@code spring-benchmark-results.md} next to the jar.
  *
- * <p>Options: {@code --quick} (one short round: checks the harness, the figures mean nothing), {@code --rounds N}
- * (3 by default), {@code --out FILE}.
+ * <p>Options: {@code --quick} (one short round: checks the harness, the figures mean nothing), {@code --smoke} (no
+ * JMH: every contender called {@value #SMOKE_CALLS} times in this JVM, on one application, seconds in all: checks
+ * that every contender works and is guarded, the figures mean even less), {@code --rounds N} (3 by default),
+ * {@code --out FILE}.
  */
 public final class SpringBenchMain {
+    /** Calls per contender with {@code --smoke}. */
+    static final int SMOKE_CALLS = 200;
 
     /**
      * What the command line asked for.
      *
-     * @param plan how long to measure
-     * @param out  where to write the report
+     * @param plan  how long to measure
+     * @param out   where to write the report
+     * @param smoke whether to call every contender in this JVM instead of measuring ({@code --smoke})
      */
-    record Settings(SpringBenchRun.Plan plan, Path out) {
+    record Settings(SpringBenchRun.Plan plan, Path out, boolean smoke) {
 
         static Settings parse(String[] args) {
             SpringBenchRun.Plan plan = SpringBenchRun.Plan.FULL;
             Integer rounds = null;
+            boolean smoke = false;
             Path out = defaultDirectory().resolve("spring-benchmark-results.md");
             for (int i = 0; i < args.length; i++) {
                 switch (args[i]) {
                     case "--quick" -> plan = SpringBenchRun.Plan.QUICK;
+                    case "--smoke" -> smoke = true;
                     case "--rounds" -> rounds = Integer.parseInt(value(args, ++i, "--rounds"));
                     case "--out" -> out = Path.of(value(args, ++i, "--out"));
                     case "-h", "--help" -> {
                         System.out.println("usage: java -jar baton-bench-spring/target/benchmarks.jar [--quick]"
-                                + " [--rounds N] [--out FILE]");
+                                + " [--smoke] [--rounds N] [--out FILE]");
                         System.exit(0);
                     }
                     default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
                 }
             }
-            return new Settings(rounds == null ? plan : plan.withRounds(rounds), out);
+            return new Settings(rounds == null ? plan : plan.withRounds(rounds), out, smoke);
         }
 
         private static String value(String[] args, int i, String option) {
@@ -109,9 +116,17 @@ public final class SpringBenchMain {
                         "bucket4j-spring-boot-starter")
                 + ", Jedis " + mavenVersion("redis.clients", "jedis")
                 + ", JMH " + mavenVersion("org.openjdk.jmh", "jmh-core"));
-        header.put("Plan", settings.plan() + "; JMH SampleTime, 1 thread; calls/s = 1 / mean");
-        log("redis-server at " + server.uri() + "; " + settings.plan());
-        SpringBenchRun.Result result = SpringBenchRun.run(server.uri(), settings.plan());
+        SpringBenchRun.Result result;
+        if (settings.smoke()) {
+            header.put("Plan", "smoke: " + SMOKE_CALLS + " calls per contender in one JVM and one application, no"
+                    + " JMH; 1 thread; calls/s = 1 / mean; the figures mean nothing");
+            log("redis-server at " + server.uri() + "; smoke, " + SMOKE_CALLS + " calls per contender");
+            result = SpringBenchRun.smoke(server.uri(), SMOKE_CALLS);
+        } else {
+            header.put("Plan", settings.plan() + "; JMH SampleTime, 1 thread; calls/s = 1 / mean");
+            log("redis-server at " + server.uri() + "; " + settings.plan());
+            result = SpringBenchRun.run(server.uri(), settings.plan());
+        }
         header.put("Load average at the end", loadAverage());
         return new SpringBenchReport(result, header);
     }

@@ -6,8 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Pattern;
 import org.openjdk.jmh.results.RunResult;
@@ -22,6 +24,10 @@ import org.openjdk.jmh.util.Statistics;
  * Runs every contender of both benchmarks in rounds: in each round one JMH fork per contender, the order rotated
  * from round to round, so that a noisy minute on a shared machine lands on different contenders and the ratios can
  * be taken within a round (see {@link SpringBenchReport}). A fork that fails is recorded, and the run goes on.
+ *
+ * <p>{@link #smoke} checks the same contenders without JMH: each one's call in a loop of this JVM, all on one
+ * application, through the same {@link TrialCheck}; it proves that every contender works and is guarded in seconds,
+ * where a fork per contender (each a Spring Boot application and a JVM) takes minutes, and its figures mean nothing.
  */
 final class SpringBenchRun {
     static final String LOCKS = "locks";
@@ -89,6 +95,111 @@ final class SpringBenchRun {
         }
         try {
             runRounds(redisUri, plan, statsFile, result);
+        } finally {
+            try {
+                Files.deleteIfExists(statsFile);
+            } catch (IOException e) {
+                result.anomalies.add("could not delete " + statsFile + ": " + e);
+            }
+        }
+        return result;
+    }
+
+    /**
+     * Calls each contender of both benchmarks {@code calls} times in this JVM, all on one {@link BenchApp} on
+     * {@code redisUri}, each checked by a {@link TrialCheck} as a JMH trial is: one measurement per contender, round 0,
+     * whose latencies come from {@link System#nanoTime()} around each call. A contender that fails is recorded as an
+     * anomaly, and the run goes on.
+     *
+     * @param redisUri the server every contender uses
+     * @param calls    calls per contender, at least 1
+     * @return the measurements
+     */
+    static Result smoke(String redisUri, int calls) {
+        if (calls < 1) {
+            throw new IllegalArgumentException("calls: at least one call per contender");
+        }
+        Result result = new Result();
+        try {
+            Path statsFile = Files.createTempFile("baton-bench-spring-", ".tsv");
+            long startNanos = System.nanoTime();
+            try (BenchApp app = BenchApp.start(redisUri)) {
+                SpringBenchMain.log(String.format(Locale.ROOT, "smoke: application started in %.1f s",
+                        (System.nanoTime() - startNanos) / 1e9));
+                for (String contender : LockAnnotationBenchmark.CONTENDERS) {
+                    LockAnnotationBenchmark benchmark = new LockAnnotationBenchmark();
+                    benchmark.contender = contender;
+                    callInProcess(app, benchmark, LOCKS, contender, redisUri, calls, statsFile, result);
+                }
+                for (String contender : RateLimitAnnotationBenchmark.CONTENDERS) {
+                    RateLimitAnnotationBenchmark benchmark = new RateLimitAnnotationBenchmark();
+                    benchmark.contender = contender;
+                    callInProcess(app, benchmark, RATE_LIMITS, contender, redisUri, calls, statsFile, result);
+                }
+            } finally {
+                Files.deleteIfExists(statsFile);
+            }
+        } catch (IOException | RuntimeException e) {
+            result.anomalies.add("smoke run failed: " + rootCause(e));
+        }
+        return result;
+    }
+
+    private static void callInProcess(BenchApp app, GuardedCallBenchmark benchmark, String benchmarkName,
+                                      String contender, String redisUri, int calls, Path statsFile, Result result) {
+        long startNanos = System.nanoTime();
+        try {
+            WorkCounter work = app.bean(WorkCounter.class);
+            GuardedCall call = benchmark.callOf(app, work);
+            long[] nanos = new long[calls];
+            try (TrialCheck check = new TrialCheck(work, contender, redisUri)) {
+                for (int i = 0; i < calls; i++) {
+                    long start = System.nanoTime();
+                    call.call();
+                    nanos[i] = System.nanoTime() - start;
+                    check.called();
+                }
+                Files.writeString(statsFile, "");
+                check.verify(benchmarkName, statsFile);
+            }
+            SpringBenchMain.log(String.format(Locale.ROOT, "smoke, %s: %s, %d calls checked in %.1f s",
+                    benchmarkName, contender, calls, (System.nanoTime() - startNanos) / 1e9));
+            Arrays.sort(nanos);
+            double meanMicros = Arrays.stream(nanos).average().orElseThrow() / 1e3;
+            result.measurements.add(new Measurement(benchmarkName, contender, 0, meanMicros,
+                    nanos[(calls - 1) / 2] / 1e3, nanos[(int) Math.ceil(calls * 0.99) - 1] / 1e3, calls,
+                    costsOf(statsFile, benchmarkName, contender)));
+        } catch (Exception e) {
+            result.anomalies.add(benchmarkName + ", " + contender + ", smoke failed: " + rootCause(e));
+        }
+    }
+
+    /**
+     * One JMH fork of one contender, as {@link #run} makes each: for a check that the forked path (the fork's own
+     * application, the settings it gets through system properties, the costs it writes back) works, without paying
+     * for a fork per contender.
+     *
+     * @param redisUri  the server
+     * @param plan      how long; its rounds are ignored (one fork)
+     * @param benchmark {@link #LOCKS} or {@link #RATE_LIMITS}
+     * @param contender one of that benchmark's contenders
+     * @return the fork's measurement, or its anomaly
+     */
+    static Result forkOne(String redisUri, Plan plan, String benchmark, String contender) {
+        Class<?> type = switch (benchmark) {
+            case LOCKS -> LockAnnotationBenchmark.class;
+            case RATE_LIMITS -> RateLimitAnnotationBenchmark.class;
+            default -> throw new IllegalArgumentException("benchmark: unknown '" + benchmark + "'");
+        };
+        Result result = new Result();
+        Path statsFile;
+        try {
+            statsFile = Files.createTempFile("baton-bench-spring-", ".tsv");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the command-count file", e);
+        }
+        try {
+            measure(redisUri, statsFile, plan, benchmark, type, contender, 0, result);
         } finally {
             try {
                 Files.deleteIfExists(statsFile);

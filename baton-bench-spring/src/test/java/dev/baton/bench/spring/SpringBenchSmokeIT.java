@@ -15,11 +15,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Keeps the Spring benchmarks honest without measuring anything: every contender of both benchmarks runs one very
- * short JMH fork (a Spring Boot application each, about two minutes in all) and must produce a figure, which it only
- * does when each of its calls ran the work and reached Redis; and the check behind that refuses skipped or unguarded
- * calls; and one kill and one pause of a leader of {@link ElectionBench} for Baton and Spring's initiator, with two
- * candidate JVMs each (under a minute on a loaded machine). No timing is asserted.
+ * Keeps the Spring benchmarks honest without measuring anything: every contender of both benchmarks is called in
+ * this JVM ({@code --smoke}: one Spring Boot application for all, seconds) and must produce a figure, which it only
+ * does when each of its calls ran the work and reached Redis; one contender runs one very short real JMH fork, which
+ * proves the path every contender takes in a measurement (its own JVM and application, the settings it is handed, the
+ * costs it writes back) without paying a fork and an application start per contender (two minutes for twelve); the
+ * check behind the figures refuses skipped or unguarded calls; and one kill and one pause of a leader of
+ * {@link ElectionBench} for Baton and Spring's initiator, with two candidate JVMs each (under a minute on a loaded
+ * machine). No timing is asserted.
  */
 class SpringBenchSmokeIT {
     private static RedisServer server;
@@ -40,7 +43,7 @@ class SpringBenchSmokeIT {
     @Test
     void everyContenderOfBothBenchmarksProducesAResult(@TempDir Path dir) {
         SpringBenchMain.Settings settings = SpringBenchMain.Settings.parse(
-                new String[] {"--quick", "--out", dir.resolve("report.md").toString()});
+                new String[] {"--smoke", "--out", dir.resolve("report.md").toString()});
 
         SpringBenchReport report = SpringBenchMain.run(settings, server);
 
@@ -53,6 +56,19 @@ class SpringBenchSmokeIT {
         }
         assertThat(report.markdown()).contains("### Locks", "### Rate limiters", "### Comparisons",
                 "| baton-annotated |", "| shedlock |", "| bucket4j-starter |").doesNotContain("failed", "Anomalies");
+    }
+
+    @Test
+    void aForkedTrialProducesAResult() {
+        // the starter's annotation in a JMH fork of its own, as every contender runs in a measurement
+        SpringBenchRun.Result result = SpringBenchRun.forkOne(server.uri(), SpringBenchRun.Plan.QUICK,
+                SpringBenchRun.LOCKS, LockAnnotationBenchmark.BATON_ANNOTATED);
+
+        assertThat(result.anomalies).isEmpty();
+        SpringBenchReport report = new SpringBenchReport(result, Map.of());
+        assertThat(report.of(SpringBenchRun.LOCKS, LockAnnotationBenchmark.BATON_ANNOTATED)).singleElement()
+                .satisfies(m -> assertThat(m.round()).isZero());
+        assertEveryContenderMeasured(report, SpringBenchRun.LOCKS, List.of(LockAnnotationBenchmark.BATON_ANNOTATED));
     }
 
     private static void assertEveryContenderMeasured(SpringBenchReport report, String benchmark,
@@ -131,6 +147,8 @@ class SpringBenchSmokeIT {
         assertThat(settings.plan().rounds()).isEqualTo(5);
         assertThat(settings.plan().measurementIterations())
                 .isEqualTo(SpringBenchRun.Plan.FULL.measurementIterations());
+        assertThat(settings.smoke()).isFalse();
+        assertThat(SpringBenchMain.Settings.parse(new String[] {"--smoke"}).smoke()).isTrue();
         assertThatThrownBy(() -> SpringBenchMain.Settings.parse(new String[] {"--nope"}))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("--nope");
 
